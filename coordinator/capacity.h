@@ -1,0 +1,33 @@
+// Capacity-aware offers (docs/protocol.md "claim", `free`): does a step's
+// demand fit what a worker says is free, and what is left once it is taken.
+// Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "coordinator/definition.h"
+
+namespace scimesh::coordinator {
+
+struct FreeNode {
+  std::string name;
+  int64_t cpus = 0;
+  int64_t gpus = 0;
+};
+
+struct FreeCapacity {
+  std::vector<FreeNode> nodes;
+  int64_t walltime_s = 0;
+};
+
+// True when a step needing `r` for `walltime_s` fits `free`: walltime_s <=
+// free.walltime_s and at least r.nodes nodes each with cpus >= ranks_per_node
+// * cpus_per_rank and gpus >= ranks_per_node * gpus_per_rank. On success the
+// demand is subtracted from the fitting nodes with the most free cpus (first
+// fit in that order; ties keep the worker's order), so a next call sees only
+// what is left. On failure `free` is unchanged.
+bool TakeCapacity(FreeCapacity& free, const Resources& r, int64_t walltime_s);
+
+}  // namespace scimesh::coordinator

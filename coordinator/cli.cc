@@ -1,0 +1,113 @@
+// Subcommand dispatch and the `keys add` command.
+#include "coordinator/cli.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <map>
+
+#include "coordinator/keys.h"
+#include "coordinator/run_command.h"
+#include "coordinator/serve.h"
+#include "coordinator/serve_config.h"
+
+namespace scimesh::coordinator {
+namespace {
+
+constexpr char kUsage[] = R"usage(Usage: scimesh-coordinator <command> [options]
+
+The reference lease coordinator of scimesh-hpc (docs/coordinator.md).
+
+Commands:
+  serve     run the coordinator (scimesh-coordinator serve --help)
+  keys add  create a key:  keys add NAME --scope worker|execute|admin[,..]
+                                  --keys PATH --secret-out FILE
+  run       start, show, watch or cancel runs (scimesh-coordinator run --help)
+)usage";
+
+constexpr char kKeysUsage[] = R"usage(Usage: scimesh-coordinator keys add NAME --scope worker|execute|admin[,..]
+                                    --keys PATH --secret-out FILE
+
+Appends "NAME SCOPES sha256(secret)" to the keys file (created 0600) and
+writes the new secret to FILE (created 0600). Prints only
+"added key NAME (SCOPES)": the secret is never printed.
+Scopes: worker (worker calls, artifact download), execute (run API, artifact
+download), admin (everything, and any lease). A running coordinator picks the
+new key up within a second.
+)usage";
+
+int KeysCommand(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << kKeysUsage;
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] != "add") {
+    std::cerr << "scimesh-coordinator keys: unknown subcommand '" << args[0] << "'\n\n" << kKeysUsage;
+    return 2;
+  }
+  std::string name;
+  std::map<std::string, std::string> flags;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.rfind("--", 0) == 0) {
+      std::string flag = a.substr(2), value;
+      if (size_t eq = flag.find('='); eq != std::string::npos) {
+        value = flag.substr(eq + 1);
+        flag = flag.substr(0, eq);
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        std::cerr << "scimesh-coordinator keys add: --" << flag << " needs a value\n";
+        return 2;
+      }
+      if (flag != "scope" && flag != "keys" && flag != "secret-out") {
+        std::cerr << "scimesh-coordinator keys add: unknown flag --" << flag << "\n";
+        return 2;
+      }
+      flags[flag] = value;
+    } else if (name.empty()) {
+      name = a;
+    } else {
+      std::cerr << "scimesh-coordinator keys add: unexpected argument '" << a << "'\n";
+      return 2;
+    }
+  }
+  if (name.empty() || !flags.count("scope") || !flags.count("keys") || !flags.count("secret-out")) {
+    std::cerr << "scimesh-coordinator keys add: NAME, --scope, --keys and --secret-out are required\n\n" << kKeysUsage;
+    return 2;
+  }
+  auto added = AddKey(flags["keys"], name, flags["scope"], flags["secret-out"]);
+  if (!added.ok()) {
+    std::cerr << "scimesh-coordinator keys add: " << added.status().message() << "\n";
+    return 1;
+  }
+  std::cout << *added << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+int RunCoordinatorCli(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "serve") {
+    auto config = ParseServeConfig(rest, [](const char* name) { return std::getenv(name); });
+    if (!config.ok()) {
+      std::cerr << "scimesh-coordinator serve: " << config.status().message() << "\n";
+      return 2;
+    }
+    if (config->help) {
+      std::cout << ServeUsage();
+      return 0;
+    }
+    return RunServe(*config);
+  }
+  if (args[0] == "keys") return KeysCommand(rest);
+  if (args[0] == "run") return RunRunCommand(rest);
+  std::cerr << "scimesh-coordinator: unknown command '" << args[0] << "'\n\n" << kUsage;
+  return 2;
+}
+
+}  // namespace scimesh::coordinator

@@ -1,0 +1,74 @@
+// Workflow definitions as workers register them (docs/protocol.md "register"):
+// the steps, their `needs` DAG, input templates, resources and retry policy.
+// Definitions are immutable once registered; plain values, not thread-safe to
+// mutate, safe to share const.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rapidjson/document.h>
+
+#include "coordinator/json_input.h"
+#include "coordinator/states.h"
+#include "protocol/status.h"
+
+namespace scimesh::coordinator {
+
+struct Resources {
+  int64_t nodes = 1;
+  int64_t ranks_per_node = 1;
+  int64_t cpus_per_rank = 1;
+  int64_t gpus_per_rank = 0;
+
+  int64_t CpusPerNode() const { return ranks_per_node * cpus_per_rank; }
+  int64_t GpusPerNode() const { return ranks_per_node * gpus_per_rank; }
+};
+
+struct StepDefinition {
+  std::string id;
+  std::vector<std::string> needs;
+  std::string input_template = "{}";  // canonical JSON text
+  Resources resources;
+  int64_t walltime_s = 3600;
+  int64_t max_attempts = 3;
+  Delivery delivery = Delivery::kAtLeastOnce;
+  std::vector<FailureClass> retry_on;  // sorted, unique
+
+  bool RetriesOn(FailureClass c) const;
+};
+
+struct WorkflowDefinition {
+  std::string workflow;
+  std::string version;
+  std::vector<StepDefinition> steps;  // in registration order ("step order")
+
+  // nullptr when the workflow has no such step.
+  const StepDefinition* FindStep(std::string_view id) const;
+  // Index in `steps`, or -1.
+  int IndexOf(std::string_view id) const;
+  // The normalized definition (defaults filled in, keys sorted) as JSON text:
+  // two registrations are "the same content" iff their texts are equal.
+  std::string CanonicalText() const;
+};
+
+// The default `retry_on`: retryable, timeout, cancelled, node_failure.
+std::vector<FailureClass> DefaultRetryOn();
+
+// Reads one `definitions[i]` object (`path` is its field path), checking every
+// rule of docs/protocol.md "register" including the DAG and the templates.
+// Problems go to `problems`; the returned value is meaningful only without.
+WorkflowDefinition ReadDefinition(const rapidjson::Value& value, const std::string& path,
+                                  InputProblems& problems);
+
+// Checks the `needs` graph: every need names another step of the workflow,
+// no step is listed twice, no cycles. The problem's field is
+// `<path>.steps[i].needs`.
+void CheckDag(const WorkflowDefinition& def, const std::string& path, InputProblems& problems);
+
+// Reads a definition back from its CanonicalText() (as stored).
+Result<WorkflowDefinition> DefinitionFromCanonicalText(std::string_view text);
+
+}  // namespace scimesh::coordinator

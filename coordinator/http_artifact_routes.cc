@@ -1,0 +1,145 @@
+// HttpApi: artifact upload (streamed, hashed, checked) and download.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+#include "coordinator/http_api.h"
+#include "coordinator/identifiers.h"
+#include "coordinator/responses.h"
+
+namespace scimesh::coordinator {
+namespace {
+
+bool IsMediaType(const std::string& s) {
+  if (s.empty() || s.size() > 255) return false;
+  for (char c : s) {
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
+const std::string* Param(const httplib::Request& req, const char* name) {
+  auto it = req.params.find(name);
+  return it == req.params.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+void HttpApi::UploadArtifact(const httplib::Request& req, httplib::Response& res,
+                             const httplib::ContentReader& reader) {
+  // A refusal before the bytes are stored drains a body of moderate size,
+  // so the client (still sending) can read the answer; a larger one is cut
+  // off by closing the connection.
+  auto refuse = [&](const ApiError& e) {
+    Body drained = ReadBody(req, reader, 0);
+    drained.state == Body::kUnread ? RefuseUnread(res, e) : ReplyError(res, e);
+  };
+  auto key_or = IdentifyCaller(req, kScopeWorker);
+  if (!key_or.ok()) return refuse(key_or.error());
+  const KeyIdentity& key = key_or.value();
+  const std::string lease_id = req.matches[1];
+  const std::string name = req.matches[2];
+  if (!IsLeaseId(lease_id)) return refuse(ApiError::NotFound("no lease " + lease_id));
+  if (!IsArtifactName(name)) {
+    return refuse(ApiError::BadRequest("name", "must be 1-128 characters of [A-Za-z0-9._-], not starting with '.'"));
+  }
+  const std::string sha256 = req.get_header_value("X-Scimesh-Sha256");
+  if (!IsSha256Hex(sha256)) return refuse(ApiError::BadRequest("X-Scimesh-Sha256", "must be 64 lowercase hex digits"));
+  std::string media_type = req.get_header_value("Content-Type");
+  if (media_type.empty()) media_type = "application/octet-stream";
+  if (!IsMediaType(media_type)) return refuse(ApiError::BadRequest("Content-Type", "is not a media type"));
+  auto who = ParseArtifactQuery(Param(req, "worker_id"), Param(req, "attempt"));
+  if (!who.ok()) return refuse(who.error());
+  const std::string too_large = "the artifact is larger than " + std::to_string(limits_.max_artifact) + " bytes";
+  if (req.has_header("Content-Length")) {
+    const std::string declared = req.get_header_value("Content-Length");
+    if (declared.size() > 18 || std::stoll("0" + declared) > limits_.max_artifact) {
+      return refuse(ApiError::TooLarge(too_large));
+    }
+  }
+
+  LeaseCaller caller{key.name, key.admin(), who.value().worker_id, who.value().attempt};
+  // The lease checks first, so a fenced worker's bytes are never stored.
+  auto checked = ledger_.CheckUpload(lease_id, caller, name, sha256);
+  if (!checked.ok()) return refuse(checked.error());
+
+  auto incoming = artifacts_.Begin();
+  if (!incoming.ok()) {
+    spdlog::error("artifacts: cannot receive an upload: {}", incoming.status().ToString());
+    return refuse(ApiError::FromStatus(incoming.status()));
+  }
+  ArtifactStore::Incoming& in = **incoming;
+  bool over = false;
+  Status write_status;
+  bool complete = reader([&](const char* data, size_t n) {
+    if (in.size() + static_cast<int64_t>(n) > limits_.max_artifact) {
+      over = true;
+      return false;
+    }
+    write_status = in.Append(data, n);
+    return write_status.ok();
+  });
+  if (over) return RefuseUnread(res, ApiError::TooLarge(too_large));
+  if (!write_status.ok()) {
+    spdlog::error("artifacts: cannot store an upload: {}", write_status.ToString());
+    return RefuseUnread(res, ApiError::FromStatus(write_status));
+  }
+  if (!complete) return RefuseUnread(res, ApiError::BadRequest("", "the artifact body could not be read"));
+
+  Status stored = artifacts_.Commit(in, sha256);
+  if (stored.code() == Code::kDataLoss) {
+    return ReplyError(res, ApiError::ChecksumMismatch(stored.message() + ", not the declared " + sha256));
+  }
+  if (!stored.ok()) {
+    spdlog::error("artifacts: cannot store an upload: {}", stored.ToString());
+    return ReplyError(res, ApiError::FromStatus(stored));
+  }
+  auto recorded = ledger_.RecordUpload(lease_id, caller, name, sha256, in.size(), media_type);
+  if (!recorded.ok()) return ReplyError(res, recorded.error());
+  ReplyJson(res, recorded.value().created ? 201 : 200, ToJson(recorded.value().ref));
+}
+
+void HttpApi::DownloadArtifact(const httplib::Request& req, httplib::Response& res) {
+  auto key = Authorize(req, res, kScopeWorker | kScopeExecute);
+  if (!key) return;
+  const std::string sha256 = req.matches[1];
+  // Reads by people (keys without the worker scope) are audited; workers
+  // fetching their inputs are not.
+  const bool audited = (key->scopes & kScopeWorker) == 0;
+  auto finish = [&](const ApiError* error) {
+    if (error != nullptr) ReplyError(res, *error);
+    if (audited) audit_.Record(key->name, req.method, req.path, res.status);
+  };
+  if (!IsSha256Hex(sha256)) {
+    ApiError e = ApiError::NotFound("no artifact " + sha256);
+    return finish(&e);
+  }
+  auto media_type = ledger_.FindArtifact(sha256);
+  if (!media_type.ok()) return finish(&media_type.error());
+  int fd = ::open(artifacts_.PathOf(sha256).c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    if (fd >= 0) ::close(fd);
+    spdlog::error("artifacts: artifact {} is recorded but its file is missing", sha256);
+    ApiError e = ApiError::NotFound("artifact " + sha256 + " is not in the store");
+    return finish(&e);
+  }
+  res.status = 200;
+  res.set_header("X-Scimesh-Sha256", sha256);
+  res.set_content_provider(
+      static_cast<size_t>(st.st_size), media_type.value(),
+      [fd](size_t offset, size_t length, httplib::DataSink& sink) {
+        char buf[64 * 1024];
+        size_t n = std::min(length, sizeof buf);
+        ssize_t got = ::pread(fd, buf, n, static_cast<off_t>(offset));
+        if (got <= 0) return false;
+        return sink.write(buf, static_cast<size_t>(got));
+      },
+      [fd](bool) { ::close(fd); });
+  finish(nullptr);
+}
+
+}  // namespace scimesh::coordinator

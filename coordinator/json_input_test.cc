@@ -1,0 +1,87 @@
+// Tests of limited JSON parsing and the typed field reader.
+#include "coordinator/json_input.h"
+
+#include <gtest/gtest.h>
+
+namespace scimesh::coordinator {
+namespace {
+
+std::string Nested(int depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+TEST(ParseJson, AcceptsDepthUpToTheLimit) {
+  EXPECT_TRUE(ParseJson(Nested(64)).ok());
+  auto deep = ParseJson(Nested(65));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.error().http_status, 400);
+  EXPECT_NE(deep.error().message.find("deeper"), std::string::npos);
+}
+
+TEST(ParseJson, HugeDepthDoesNotOverflowTheStack) {
+  EXPECT_FALSE(ParseJson(Nested(1000000)).ok());
+}
+
+TEST(ParseJson, RefusesLongStringsAndKeys) {
+  std::string ok = "\"" + std::string(64 * 1024, 'x') + "\"";
+  std::string long_value = "\"" + std::string(64 * 1024 + 1, 'x') + "\"";
+  std::string long_key = "{\"" + std::string(64 * 1024 + 1, 'k') + "\":1}";
+  EXPECT_TRUE(ParseJson(ok).ok());
+  EXPECT_FALSE(ParseJson(long_value).ok());
+  EXPECT_FALSE(ParseJson(long_key).ok());
+}
+
+TEST(ParseJson, RefusesMalformedTrailingGarbageAndBadUtf8) {
+  EXPECT_FALSE(ParseJson("{").ok());
+  EXPECT_FALSE(ParseJson("{} x").ok());
+  EXPECT_FALSE(ParseJson("").ok());
+  EXPECT_FALSE(ParseJson("\"\xff\"").ok());
+  EXPECT_FALSE(ParseJson(std::string("{\"a\":1}\0", 8)).ok());
+  auto bad = ParseJson("{\"a\":}");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("offset"), std::string::npos);
+}
+
+TEST(FieldReader, ReadsTypedFieldsAndNamesTheFirstProblem) {
+  auto doc = ParseJson(R"({"s":"abc","n":5,"o":{"x":"1"},"a":[1],"nul":null})");
+  ASSERT_TRUE(doc.ok());
+  InputProblems p;
+  FieldReader r(*doc.value(), "", p);
+  EXPECT_EQ(r.String("s", Need::kRequired, 1, 8), "abc");
+  EXPECT_EQ(r.Int("n", Need::kRequired, 1, 8), 5);
+  EXPECT_NE(r.Object("o", Need::kRequired), nullptr);
+  EXPECT_NE(r.Array("a", Need::kRequired, 1, 1), nullptr);
+  EXPECT_EQ(r.String("nul", Need::kOptional, 1, 8), std::nullopt);  // null is absent
+  EXPECT_FALSE(p.any());
+
+  FieldReader o(*r.Object("o", Need::kRequired), "o", p);
+  EXPECT_EQ(o.Int("x", Need::kRequired, 0, 9), std::nullopt);  // "1" is a string
+  EXPECT_EQ(r.Int("missing", Need::kRequired, 0, 9), std::nullopt);
+  ASSERT_TRUE(p.any());
+  EXPECT_EQ(p.error().field, "o.x");  // the first problem wins
+}
+
+TEST(FieldReader, RangeAndTypeErrors) {
+  auto doc = ParseJson(R"({"n":65,"f":1.0,"b":true,"s":""})");
+  ASSERT_TRUE(doc.ok());
+  for (const char* name : {"n", "f", "b"}) {
+    InputProblems p;
+    FieldReader r(*doc.value(), "", p);
+    EXPECT_EQ(r.Int(name, Need::kRequired, 1, 64), std::nullopt);
+    EXPECT_EQ(p.error().field, name);
+  }
+  InputProblems p;
+  FieldReader r(*doc.value(), "", p);
+  EXPECT_EQ(r.String("s", Need::kRequired, 1, 8), std::nullopt);
+  EXPECT_EQ(p.error().field, "s");
+}
+
+TEST(FieldReader, NonObjectIsAProblem) {
+  auto doc = ParseJson("[1]");
+  ASSERT_TRUE(doc.ok());
+  InputProblems p;
+  FieldReader r(*doc.value(), "", p);
+  EXPECT_TRUE(p.any());
+  EXPECT_FALSE(r.Has("x"));
+}
+
+}  // namespace
+}  // namespace scimesh::coordinator

@@ -1,0 +1,79 @@
+// Compact and canonical JSON serialization, raw embedding and UTF-8-safe cuts.
+#include "coordinator/json_text.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace scimesh::coordinator {
+namespace {
+
+void WriteCanonical(JsonWriter& w, const rapidjson::Value& v) {
+  if (v.IsObject()) {
+    std::vector<const rapidjson::Value::Member*> members;
+    members.reserve(v.MemberCount());
+    for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) members.push_back(&*it);
+    std::sort(members.begin(), members.end(), [](auto* a, auto* b) {
+      return std::string_view(a->name.GetString(), a->name.GetStringLength()) <
+             std::string_view(b->name.GetString(), b->name.GetStringLength());
+    });
+    w.StartObject();
+    for (auto* m : members) {
+      w.Key(m->name.GetString(), m->name.GetStringLength());
+      WriteCanonical(w, m->value);
+    }
+    w.EndObject();
+  } else if (v.IsArray()) {
+    w.StartArray();
+    for (const auto& e : v.GetArray()) WriteCanonical(w, e);
+    w.EndArray();
+  } else {
+    v.Accept(w);
+  }
+}
+
+rapidjson::Type TypeOfText(std::string_view t) {
+  if (t.empty()) return rapidjson::kNullType;
+  switch (t.front()) {
+    case '{': return rapidjson::kObjectType;
+    case '[': return rapidjson::kArrayType;
+    case '"': return rapidjson::kStringType;
+    case 't': return rapidjson::kTrueType;
+    case 'f': return rapidjson::kFalseType;
+    case 'n': return rapidjson::kNullType;
+    default: return rapidjson::kNumberType;
+  }
+}
+
+}  // namespace
+
+std::string CompactJson(const rapidjson::Value& value) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  value.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+std::string CanonicalJson(const rapidjson::Value& value) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  WriteCanonical(w, value);
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+void WriteRaw(JsonWriter& w, std::string_view json_text) {
+  if (json_text.empty()) {
+    w.Null();
+    return;
+  }
+  w.RawValue(json_text.data(), json_text.size(), TypeOfText(json_text));
+}
+
+std::string TruncateUtf8(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t cut = max_bytes;
+  // Step back over continuation bytes (10xxxxxx) to the start of a sequence.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut));
+}
+
+}  // namespace scimesh::coordinator

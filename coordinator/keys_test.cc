@@ -1,0 +1,118 @@
+// Tests of keys: scopes, `keys add`, identification and reload.
+#include "coordinator/keys.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "coordinator/sha256.h"
+
+namespace scimesh::coordinator {
+namespace {
+
+class KeysTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/scimesh-keys-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  static std::string Slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  static int Mode(const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0);
+    return static_cast<int>(st.st_mode & 0777);
+  }
+  std::string dir_;
+};
+
+TEST(Scopes, ParseAndPrint) {
+  auto s = ParseScopes("worker,execute");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(*s, kScopeWorker | kScopeExecute);
+  EXPECT_EQ(ScopesText(*s), "worker,execute");
+  EXPECT_FALSE(ParseScopes("worker,root").ok());
+  EXPECT_FALSE(ParseScopes("").ok());
+  KeyIdentity admin{"a", kScopeAdmin};
+  EXPECT_TRUE(admin.Allows(kScopeWorker));
+  KeyIdentity worker{"w", kScopeWorker};
+  EXPECT_FALSE(worker.Allows(kScopeExecute));
+}
+
+TEST_F(KeysTest, AddKeyStoresOnlyTheHashAndWritesTheSecret0600) {
+  auto added = AddKey(Path("keys"), "w1", "worker", Path("w1.secret"));
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  EXPECT_EQ(*added, "added key w1 (worker)");
+  std::string secret = Slurp(Path("w1.secret"));
+  ASSERT_FALSE(secret.empty());
+  secret.pop_back();  // newline
+  EXPECT_EQ(Mode(Path("keys")), 0600);
+  EXPECT_EQ(Mode(Path("w1.secret")), 0600);
+  std::string keys = Slurp(Path("keys"));
+  EXPECT_EQ(keys.find(secret), std::string::npos);
+  EXPECT_EQ(keys, "w1 worker " + Sha256Hex(secret) + "\n");
+}
+
+TEST_F(KeysTest, IdentifiesTokensByTheirHash) {
+  ASSERT_TRUE(AddKey(Path("keys"), "w1", "worker", Path("w1")).ok());
+  ASSERT_TRUE(AddKey(Path("keys"), "ops", "execute,admin", Path("ops")).ok());
+  auto ring = KeyRing::Load(Path("keys"));
+  ASSERT_TRUE(ring.ok());
+  std::string w1 = Slurp(Path("w1"));
+  w1.pop_back();
+  auto id = (*ring)->Identify(w1);
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(id->name, "w1");
+  EXPECT_EQ(id->scopes, kScopeWorker);
+  EXPECT_FALSE((*ring)->Identify(w1 + "x").has_value());
+  EXPECT_FALSE((*ring)->Identify("").has_value());
+  EXPECT_FALSE((*ring)->Identify(Sha256Hex(w1)).has_value());  // the stored hash is not a key
+}
+
+TEST_F(KeysTest, RefusesADuplicateNameAndBadInput) {
+  ASSERT_TRUE(AddKey(Path("keys"), "w1", "worker", Path("a")).ok());
+  EXPECT_EQ(AddKey(Path("keys"), "w1", "worker", Path("b")).status().code(), Code::kAlreadyExists);
+  EXPECT_FALSE(AddKey(Path("keys"), "bad name", "worker", Path("c")).ok());
+  EXPECT_FALSE(AddKey(Path("keys"), "w2", "root", Path("d")).ok());
+}
+
+TEST_F(KeysTest, RefusesAMalformedKeysFile) {
+  std::ofstream(Path("keys")) << "w1 worker nothex\n";
+  EXPECT_FALSE(KeyRing::Load(Path("keys")).ok());
+  std::ofstream(Path("keys2")) << "# comment\n\nw1 wizard " << std::string(64, 'a') << "\n";
+  EXPECT_FALSE(KeyRing::Load(Path("keys2")).ok());
+}
+
+TEST_F(KeysTest, PicksUpANewKeyWhileRunning) {
+  ASSERT_TRUE(AddKey(Path("keys"), "w1", "worker", Path("w1")).ok());
+  auto ring = KeyRing::Load(Path("keys"));
+  ASSERT_TRUE(ring.ok());
+  ASSERT_TRUE(AddKey(Path("keys"), "w2", "worker", Path("w2")).ok());
+  std::string w2 = Slurp(Path("w2"));
+  w2.pop_back();
+  // The ring re-reads a changed file at most once a second: await that.
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::optional<KeyIdentity> id;
+  while (!(id = (*ring)->Identify(w2)) && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(id->name, "w2");
+}
+
+}  // namespace
+}  // namespace scimesh::coordinator

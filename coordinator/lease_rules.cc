@@ -1,0 +1,116 @@
+// Pure lease decisions: the refusal order, the clock, failures and expiry.
+#include "coordinator/lease_rules.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace scimesh::coordinator {
+
+std::string_view Name(LeaseCall call) {
+  switch (call) {
+    case LeaseCall::kStarted: return "started";
+    case LeaseCall::kHeartbeat: return "heartbeat";
+    case LeaseCall::kComplete: return "complete";
+    case LeaseCall::kFail: return "fail";
+    case LeaseCall::kArtifact: return "artifact";
+  }
+  return "unknown";
+}
+
+std::string_view Name(Verdict v) {
+  switch (v) {
+    case Verdict::kApply: return "apply";
+    case Verdict::kForbidden: return "forbidden";
+    case Verdict::kFenced: return "fenced";
+    case Verdict::kAlreadyApplied: return "already_applied";
+    case Verdict::kRunTerminal: return "run_terminal";
+    case Verdict::kNotStarted: return "not_started";
+  }
+  return "unknown";
+}
+
+Verdict DecideLeaseCall(const LeaseFacts& lease, const LeaseCaller& caller, LeaseCall call) {
+  // 2. claimed with another key, and the caller is not admin.
+  if (!caller.admin && caller.key_name != lease.key_name) return Verdict::kForbidden;
+  // 3. not the owner.
+  if (caller.worker_id != lease.worker_id || caller.attempt != lease.attempt) return Verdict::kFenced;
+  // 4. an outcome was already recorded (every lease call counts).
+  if (lease.state == AttemptState::kCompleted || lease.state == AttemptState::kFailed) {
+    return Verdict::kAlreadyApplied;
+  }
+  // 5. the run is over.
+  if (lease.run_terminal) return Verdict::kRunTerminal;
+  // 6. the attempt lost the step.
+  if (lease.state == AttemptState::kExpired || lease.state == AttemptState::kCancelled || lease.superseded) {
+    return Verdict::kFenced;
+  }
+  // 7. at_most_once: an outcome for a body that never started.
+  AttemptState live = lease.state == AttemptState::kOrphaned ? lease.state_before_orphan : lease.state;
+  if (lease.delivery == Delivery::kAtMostOnce && live == AttemptState::kLeased &&
+      (call == LeaseCall::kComplete || call == LeaseCall::kFail)) {
+    return Verdict::kNotStarted;
+  }
+  return Verdict::kApply;
+}
+
+ClockEffect ClockEffectAt(AttemptState state, int64_t expires_at_ms, int64_t grace_ms, int64_t now_ms) {
+  const bool past_expiry = now_ms >= expires_at_ms;
+  const bool past_grace = now_ms >= expires_at_ms + grace_ms;
+  if (state == AttemptState::kLeased || state == AttemptState::kRunning) {
+    if (!past_expiry) return ClockEffect::kNone;
+    return past_grace ? ClockEffect::kOrphanAndExpire : ClockEffect::kOrphan;
+  }
+  if (state == AttemptState::kOrphaned && past_grace) return ClockEffect::kExpire;
+  return ClockEffect::kNone;
+}
+
+int64_t BackoffMs(const RetryPolicy& policy, int64_t spent, double jitter) {
+  // Doubling stops at the cap; the exponent is bounded so it cannot overflow.
+  double delay = static_cast<double>(policy.base_ms) * std::pow(2.0, static_cast<double>(std::clamp<int64_t>(spent - 1, 0, 40)));
+  delay = std::min(delay, static_cast<double>(policy.cap_ms));
+  delay *= 1.0 + 0.2 * std::clamp(jitter, -1.0, 1.0);
+  return std::max<int64_t>(0, std::llround(delay));
+}
+
+FailureVerdict DecideFailure(FailureClass c, const StepDefinition& step, int64_t spent_before,
+                             const RetryPolicy& policy, double jitter) {
+  FailureVerdict v;
+  switch (c) {
+    case FailureClass::kFatal:
+      return v;
+    case FailureClass::kUnservable:
+      v.requeue = true;
+      v.exclude_worker = true;
+      return v;
+    case FailureClass::kPreempted:
+      v.requeue = true;
+      return v;
+    default:
+      break;
+  }
+  v.spends_budget = true;
+  const int64_t spent = spent_before + 1;
+  if (step.RetriesOn(c) && spent < step.max_attempts) {
+    v.requeue = true;
+    v.delay_ms = BackoffMs(policy, spent, jitter);
+  }
+  return v;
+}
+
+FailureVerdict DecideExpiry(const StepDefinition& step, bool body_started, int64_t spent_before,
+                            const RetryPolicy& policy, double jitter) {
+  FailureVerdict v;
+  if (step.delivery == Delivery::kAtMostOnce) {
+    v.requeue = !body_started;
+    return v;
+  }
+  v.spends_budget = true;
+  const int64_t spent = spent_before + 1;
+  if (spent < step.max_attempts) {
+    v.requeue = true;
+    v.delay_ms = BackoffMs(policy, spent, jitter);
+  }
+  return v;
+}
+
+}  // namespace scimesh::coordinator

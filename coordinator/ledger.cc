@@ -1,0 +1,188 @@
+// Ledger: opening the store, the definition cache, the journal and loading
+// attempts. The calls themselves live in ledger_<concern>.cc.
+#include "coordinator/ledger.h"
+
+#include "coordinator/ledger_internal.h"
+#include "coordinator/schema.h"
+
+namespace scimesh::coordinator {
+namespace {
+
+constexpr char kSelectDefinition[] =
+    "SELECT canonical FROM definitions WHERE workflow = ?1 AND version = ?2";
+constexpr char kNextEventSeq[] =
+    "UPDATE runs SET last_event = last_event + 1 WHERE run_id = ?1 RETURNING last_event";
+constexpr char kInsertEvent[] =
+    "INSERT INTO journal(run_id, seq, at, type, step_id, attempt, worker_id, detail) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+constexpr char kSelectAttemptByLease[] = SCIMESH_ATTEMPT_COLUMNS "WHERE a.lease_id = ?1";
+
+}  // namespace
+
+Ledger::Ledger(std::unique_ptr<Database> db, Options options, Signals signals)
+    : db_(std::move(db)), options_(std::move(options)), signals_(std::move(signals)),
+      jitter_rng_(std::random_device{}()) {}
+
+Ledger::~Ledger() = default;
+
+Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& db_path, Options options, Signals signals) {
+  auto db = Database::Open(db_path, kSchema);
+  if (!db.ok()) return db.status().WithContext("open database");
+  return std::unique_ptr<Ledger>(new Ledger(std::move(db).value(), std::move(options), std::move(signals)));
+}
+
+void Ledger::Execute(Work& work) {
+  std::unique_lock<std::mutex> lock(queue_mu_);
+  queue_.push_back(&work);
+  queue_cv_.wait(lock, [&] { return work.done || (!committing_ && queue_.front() == &work); });
+  if (work.done) return;  // a leader ran it
+  // The leader: everything queued so far is this batch.
+  committing_ = true;
+  std::vector<Work*> batch;
+  batch.swap(queue_);
+  lock.unlock();
+  RunBatch(batch);
+  lock.lock();
+  committing_ = false;
+  for (Work* w : batch) w->done = true;
+  lock.unlock();
+  queue_cv_.notify_all();
+}
+
+void Ledger::RunBatch(const std::vector<Work*>& batch) {
+  static constexpr char kSavepoint[] = "SAVEPOINT call";
+  static constexpr char kRelease[] = "RELEASE call";
+  static constexpr char kUndo[] = "ROLLBACK TO call";
+  auto exec = [this](const char* sql) -> Status {
+    auto q = db_->Sql(sql);
+    return q.ok() ? q->Run() : q.status();
+  };
+  Status begun = db_->Begin();
+  if (!begun.ok()) {
+    for (Work* w : batch) w->failure = begun;
+    return;
+  }
+  for (Work* w : batch) {
+    Status s = exec(kSavepoint);
+    if (!s.ok()) {
+      w->failure = s;
+      continue;
+    }
+    w->tx.now = NowMs();
+    try {
+      w->kept = w->run(w->tx);
+    } catch (const std::exception& e) {
+      // A call must never take the batch (and every waiting caller) down.
+      spdlog::error("ledger: a call threw: {}", e.what());
+      w->failure = Status::Internal("a call threw");
+      w->kept = false;
+    }
+    if (!w->kept) s = exec(kUndo);
+    if (s.ok()) s = exec(kRelease);
+    if (!s.ok() || !w->failure.ok()) {
+      if (w->failure.ok()) w->failure = s;
+      w->kept = true;  // its answer cannot be trusted: report the failure
+    }
+  }
+  Status committed = db_->Commit();
+  if (!committed.ok()) {
+    // Nothing of the batch is on disk: every call that changed something
+    // answers with the failure. Cached definitions may name rolled-back rows.
+    for (Work* w : batch) {
+      if (w->kept) w->failure = committed;
+    }
+    definitions_.clear();
+  }
+}
+
+ApiError Ledger::Broken(const Status& status) {
+  spdlog::error("ledger: a call failed in storage: {}", status.ToString());
+  return ApiError::FromStatus(status);
+}
+
+Result<Ledger::DefinitionPtr> Ledger::Definition(const std::string& workflow, const std::string& version) {
+  auto key = std::make_pair(workflow, version);
+  if (auto it = definitions_.find(key); it != definitions_.end()) return it->second;
+  auto q = db_->Sql(kSelectDefinition);
+  if (!q.ok()) return q.status();
+  q->Bind(1, workflow).Bind(2, version);
+  auto row = q->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return DefinitionPtr();
+  auto def = DefinitionFromCanonicalText(q->Text(0));
+  if (!def.ok()) return def.status();
+  auto ptr = std::make_shared<const WorkflowDefinition>(std::move(def).value());
+  definitions_.emplace(std::move(key), ptr);
+  return ptr;
+}
+
+Status Ledger::AppendEvent(Tx& tx, const std::string& run_id, std::string_view type,
+                           const std::optional<std::string>& step_id, std::optional<int64_t> attempt,
+                           const std::optional<std::string>& worker_id, const std::string& detail_json) {
+  int64_t seq = 0;
+  {
+    auto q = db_->Sql(kNextEventSeq);
+    if (!q.ok()) return q.status();
+    q->Bind(1, run_id);
+    auto row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Internal("journal: no run " + run_id);
+    seq = q->Int(0);
+    SCIMESH_RETURN_IF_ERROR(q->Run());
+  }
+  auto q = db_->Sql(kInsertEvent);
+  if (!q.ok()) return q.status();
+  q->Bind(1, run_id).Bind(2, seq).Bind(3, tx.now).Bind(4, type).Bind(5, step_id).Bind(6, attempt);
+  q->Bind(7, worker_id).Bind(8, detail_json);
+  return q->Run();
+}
+
+// Reads the SCIMESH_ATTEMPT_COLUMNS of the current row.
+static void ReadAttemptRow(const Query& q, auto& row) {
+  row.lease_id = q.Text(0);
+  row.run_id = q.Text(1);
+  row.step_id = q.Text(2);
+  row.attempt = q.Int(3);
+  row.worker_id = q.Text(4);
+  row.key_name = q.Text(5);
+  row.status = ParseAttemptState(q.Text(6)).value_or(AttemptState::kCancelled);
+  row.prev_status = ParseAttemptState(q.OptText(7).value_or("leased")).value_or(AttemptState::kLeased);
+  row.started_at = q.OptInt(8);
+  row.expires_at = q.Int(9);
+  row.workflow = q.Text(10);
+  row.version = q.Text(11);
+  row.run_status = ParseRunState(q.Text(12)).value_or(RunState::kCancelled);
+  row.run_deadline = q.OptInt(13);
+  row.step_attempts = q.Int(14);
+  row.step_spent = q.Int(15);
+}
+
+Result<std::optional<Ledger::AttemptRow>> Ledger::LoadAttempt(std::string_view lease_id) {
+  auto q = db_->Sql(kSelectAttemptByLease);
+  if (!q.ok()) return q.status();
+  q->Bind(1, lease_id);
+  auto has = q->Step();
+  if (!has.ok()) return has.status();
+  if (!*has) return std::optional<AttemptRow>();
+  AttemptRow row;
+  ReadAttemptRow(*q, row);
+  return std::optional<AttemptRow>(std::move(row));
+}
+
+Result<std::vector<Ledger::AttemptRow>> Ledger::LoadAttempts(const char* sql, int64_t bound) {
+  auto q = db_->Sql(sql);
+  if (!q.ok()) return q.status();
+  q->Bind(1, bound);
+  std::vector<AttemptRow> rows;
+  for (;;) {
+    auto has = q->Step();
+    if (!has.ok()) return has.status();
+    if (!*has) break;
+    AttemptRow row;
+    ReadAttemptRow(*q, row);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace scimesh::coordinator

@@ -1,0 +1,77 @@
+// Ledger: artifact uploads on a lease (checked like a heartbeat, idempotent
+// per lease + name + sha256) and artifact lookup for downloads.
+#include "coordinator/ledger_internal.h"
+
+namespace scimesh::coordinator {
+namespace {
+
+constexpr char kSelectUpload[] = "SELECT sha256, size, media_type, uri FROM uploads WHERE lease_id = ?1 AND name = ?2";
+constexpr char kInsertUpload[] =
+    "INSERT INTO uploads(lease_id, name, attempt, worker_id, sha256, size, media_type, uri, uploaded_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+constexpr char kSelectMediaType[] = "SELECT media_type FROM uploads WHERE sha256 = ?1 LIMIT 1";
+
+}  // namespace
+
+ApiResult<Done> Ledger::CheckUpload(std::string_view lease_id, const LeaseCaller& caller, const std::string& name,
+                                    const std::string& sha256) {
+  return Transact<Done>([&](Tx& tx) -> ApiResult<Done> {
+    auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kArtifact);
+    if (!opened.ok()) return opened.error();
+    auto q = db_->Sql(kSelectUpload);
+    if (!q.ok()) return Broken(q.status());
+    q->Bind(1, lease_id).Bind(2, name);
+    auto has = q->Step();
+    if (!has.ok()) return Broken(has.status());
+    if (*has && q->Text(0) != sha256) {
+      return ApiError::BadRequest("name", "'" + name + "' was already uploaded on this lease with another sha256");
+    }
+    return Done{};
+  });
+}
+
+ApiResult<ArtifactReply> Ledger::RecordUpload(std::string_view lease_id, const LeaseCaller& caller,
+                                              const std::string& name, const std::string& sha256, int64_t size,
+                                              const std::string& media_type) {
+  return Transact<ArtifactReply>([&](Tx& tx) -> ApiResult<ArtifactReply> {
+    auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kArtifact);
+    if (!opened.ok()) return opened.error();
+    const AttemptRow& row = opened.value();
+    {
+      auto q = db_->Sql(kSelectUpload);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, lease_id).Bind(2, name);
+      auto has = q->Step();
+      if (!has.ok()) return Broken(has.status());
+      if (*has) {
+        if (q->Text(0) != sha256) {
+          return ApiError::BadRequest("name", "'" + name + "' was already uploaded on this lease with another sha256");
+        }
+        return ArtifactReply{ArtifactRef{name, q->Text(3), q->Text(0), q->Int(1), q->Text(2)}, false};
+      }
+    }
+    ArtifactRef ref{name, options_.public_url + "/v1/api/artifacts/" + sha256, sha256, size, media_type};
+    auto q = db_->Sql(kInsertUpload);
+    if (!q.ok()) return Broken(q.status());
+    q->Bind(1, lease_id).Bind(2, name).Bind(3, row.attempt).Bind(4, row.worker_id).Bind(5, sha256);
+    q->Bind(6, size).Bind(7, media_type).Bind(8, ref.uri).Bind(9, tx.now);
+    LEDGER_CHECK(q->Run());
+    tx.Log("artifact uploaded: run={} step={} attempt={} lease={} worker_id={} name={} sha256={} size={}",
+           row.run_id, row.step_id, row.attempt, row.lease_id, row.worker_id, name, sha256, size);
+    return ArtifactReply{std::move(ref), true};
+  });
+}
+
+ApiResult<std::string> Ledger::FindArtifact(std::string_view sha256) {
+  return Transact<std::string>([&](Tx&) -> ApiResult<std::string> {
+    auto q = db_->Sql(kSelectMediaType);
+    if (!q.ok()) return Broken(q.status());
+    q->Bind(1, sha256);
+    auto has = q->Step();
+    if (!has.ok()) return Broken(has.status());
+    if (!*has) return ApiError::NotFound("no artifact " + std::string(sha256));
+    return q->Text(0);
+  });
+}
+
+}  // namespace scimesh::coordinator

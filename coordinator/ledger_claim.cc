@@ -1,0 +1,233 @@
+// Ledger: registering workers and their definitions, and claiming — offering
+// runnable steps (oldest run first, then step order, packed into `free`) and
+// creating one attempt with a new lease for each.
+#include "coordinator/capacity.h"
+#include "coordinator/identifiers.h"
+#include "coordinator/ledger_internal.h"
+
+namespace scimesh::coordinator {
+namespace {
+
+constexpr char kInsertDefinition[] =
+    "INSERT INTO definitions(workflow, version, canonical, registered_at) VALUES (?1, ?2, ?3, ?4)";
+constexpr char kSelectCanonical[] = "SELECT canonical FROM definitions WHERE workflow = ?1 AND version = ?2";
+constexpr char kUpsertWorker[] =
+    "INSERT INTO workers(worker_id, host, version, concurrency, registered_at) VALUES (?1, ?2, ?3, ?4, ?5) "
+    "ON CONFLICT(worker_id) DO UPDATE SET host = ?2, version = ?3, concurrency = ?4, registered_at = ?5";
+constexpr char kClearWorkerDefinitions[] = "DELETE FROM worker_definitions WHERE worker_id = ?1";
+constexpr char kInsertWorkerDefinition[] =
+    "INSERT OR IGNORE INTO worker_definitions(worker_id, workflow, version) VALUES (?1, ?2, ?3)";
+constexpr char kClearUnservable[] = "DELETE FROM unservable WHERE worker_id = ?1";
+constexpr char kWorkerExists[] = "SELECT 1 FROM workers WHERE worker_id = ?1";
+constexpr char kSelectOfferable[] =
+    "SELECT s.run_id, s.step_id, r.workflow, r.version "
+    // The ordering index, always: with another one SQLite sorts every queued step.
+    "FROM steps s INDEXED BY steps_offerable JOIN runs r ON r.run_id = s.run_id "
+    "WHERE s.status = 'queued' AND s.not_before <= ?1 AND r.status = 'running' "
+    "AND (r.deadline_at IS NULL OR r.deadline_at > ?1) AND (?2 IS NULL OR s.run_id = ?2) "
+    "AND EXISTS (SELECT 1 FROM worker_definitions wd WHERE wd.worker_id = ?3 "
+    "            AND wd.workflow = r.workflow AND wd.version = r.version) "
+    "AND NOT EXISTS (SELECT 1 FROM unservable u WHERE u.worker_id = ?3 AND u.workflow = r.workflow "
+    "                AND u.version = r.version AND u.step_id = s.step_id) "
+    "ORDER BY s.run_seq, s.ord LIMIT ?4";
+constexpr char kSelectRunForLease[] = "SELECT state, correlation, trace_id FROM runs WHERE run_id = ?1";
+constexpr char kSelectStepForLease[] =
+    "SELECT input, span_id, attempts FROM steps WHERE run_id = ?1 AND step_id = ?2";
+constexpr char kSelectOutput[] = "SELECT output FROM steps WHERE run_id = ?1 AND step_id = ?2";
+constexpr char kSelectStepArtifacts[] =
+    "SELECT name, uri, sha256, size, media_type FROM step_artifacts WHERE run_id = ?1 AND step_id = ?2 "
+    "ORDER BY ord";
+constexpr char kInsertAttempt[] =
+    "INSERT INTO attempts(lease_id, run_id, step_id, attempt, worker_id, key_name, status, claimed_at, "
+    "expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'leased', ?7, ?8)";
+constexpr char kLeaseStep[] =
+    "UPDATE steps SET status = 'leased', attempts = ?3 WHERE run_id = ?1 AND step_id = ?2";
+
+// How many queued steps a claim with `free` looks at before giving up on
+// packing more (without `free`, exactly `max`).
+constexpr int64_t kPackingScan = 1024;
+
+struct Candidate {
+  std::string run_id;
+  std::string step_id;
+  std::string workflow;
+  std::string version;
+};
+
+}  // namespace
+
+ApiResult<RegisterReply> Ledger::Register(const RegisterRequest& req) {
+  return Transact<RegisterReply>([&](Tx& tx) -> ApiResult<RegisterReply> {
+    for (size_t i = 0; i < req.definitions.size(); ++i) {
+      const WorkflowDefinition& def = req.definitions[i];
+      const std::string canonical = def.CanonicalText();
+      auto q = db_->Sql(kSelectCanonical);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, def.workflow).Bind(2, def.version);
+      auto has = q->Step();
+      if (!has.ok()) return Broken(has.status());
+      if (*has) {
+        if (q->Text(0) != canonical) {
+          return ApiError::BadRequest("definitions[" + std::to_string(i) + "]",
+                                      "already registered with a different definition; bump the version");
+        }
+        continue;
+      }
+      auto ins = db_->Sql(kInsertDefinition);
+      if (!ins.ok()) return Broken(ins.status());
+      ins->Bind(1, def.workflow).Bind(2, def.version).Bind(3, canonical).Bind(4, tx.now);
+      LEDGER_CHECK(ins->Run());
+      tx.Log("definition registered: workflow={} version={} steps={} by worker_id={}", def.workflow, def.version,
+             def.steps.size(), req.worker_id);
+    }
+    {
+      auto q = db_->Sql(kUpsertWorker);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, req.worker_id).Bind(2, req.host).Bind(3, req.version).Bind(4, req.concurrency).Bind(5, tx.now);
+      LEDGER_CHECK(q->Run());
+    }
+    for (const char* sql : {kClearWorkerDefinitions, kClearUnservable}) {
+      auto q = db_->Sql(sql);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, req.worker_id);
+      LEDGER_CHECK(q->Run());
+    }
+    for (const WorkflowDefinition& def : req.definitions) {
+      auto q = db_->Sql(kInsertWorkerDefinition);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, req.worker_id).Bind(2, def.workflow).Bind(3, def.version);
+      LEDGER_CHECK(q->Run());
+    }
+    tx.Log("worker registered: worker_id={} host={} version={} definitions={}", req.worker_id, req.host,
+           req.version, req.definitions.size());
+    tx.work_available = true;  // its definitions may match queued steps
+    return RegisterReply{req.worker_id, options_.lease_ttl_ms, options_.heartbeat_ms};
+  });
+}
+
+ApiResult<ClaimReply> Ledger::Claim(const ClaimRequest& req, const std::string& key_name) {
+  return Transact<ClaimReply>([&](Tx& tx) -> ApiResult<ClaimReply> {
+    {
+      auto q = db_->Sql(kWorkerExists);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, req.worker_id);
+      auto has = q->Step();
+      if (!has.ok()) return Broken(has.status());
+      if (!*has) return ApiError::BadRequest("worker_id", "is not registered; register before claiming");
+    }
+    std::vector<Candidate> candidates;
+    {
+      auto q = db_->Sql(kSelectOfferable);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, tx.now).Bind(2, req.run_id).Bind(3, req.worker_id).Bind(4, req.free ? kPackingScan : req.max);
+      for (;;) {
+        auto has = q->Step();
+        if (!has.ok()) return Broken(has.status());
+        if (!*has) break;
+        candidates.push_back({q->Text(0), q->Text(1), q->Text(2), q->Text(3)});
+      }
+    }
+    std::optional<FreeCapacity> free = req.free;
+    ClaimReply reply;
+    for (const Candidate& c : candidates) {
+      if (static_cast<int64_t>(reply.leases.size()) >= req.max) break;
+      auto def = Definition(c.workflow, c.version);
+      if (!def.ok()) return Broken(def.status());
+      const StepDefinition* step = *def ? (*def)->FindStep(c.step_id) : nullptr;
+      if (step == nullptr) continue;
+      if (free && !TakeCapacity(*free, step->resources, step->walltime_s)) continue;
+      auto lease = CreateLease(tx, c.run_id, *step, **def, req.worker_id, key_name);
+      if (!lease.ok()) return Broken(lease.status());
+      reply.leases.push_back(std::move(lease).value());
+    }
+    if (!reply.leases.empty()) tx.Due(tx.now + options_.lease_ttl_ms);
+    return reply;
+  });
+}
+
+Result<Lease> Ledger::CreateLease(Tx& tx, const std::string& run_id, const StepDefinition& step,
+                                  const WorkflowDefinition& def, const std::string& worker_id,
+                                  const std::string& key_name) {
+  Lease l;
+  l.lease_id = NewLeaseId();
+  l.run_id = run_id;
+  l.step_id = step.id;
+  l.workflow = def.workflow;
+  l.version = def.version;
+  l.idempotency_key = run_id + "/" + step.id;
+  l.delivery = step.delivery;
+  l.resources = step.resources;
+  l.walltime_s = step.walltime_s;
+  l.lease_ttl_ms = options_.lease_ttl_ms;
+  l.heartbeat_ms = options_.heartbeat_ms;
+  l.expires_at_ms = tx.now + options_.lease_ttl_ms;
+  {
+    auto q = db_->Sql(kSelectRunForLease);
+    if (!q.ok()) return q.status();
+    q->Bind(1, run_id);
+    auto has = q->Step();
+    if (!has.ok()) return has.status();
+    if (!*has) return Status::Internal("claim: no run " + run_id);
+    l.run_state_json = q->Text(0);
+    l.correlation_json = q->Text(1);
+    l.trace_id = q->Text(2);
+  }
+  {
+    auto q = db_->Sql(kSelectStepForLease);
+    if (!q.ok()) return q.status();
+    q->Bind(1, run_id).Bind(2, step.id);
+    auto has = q->Step();
+    if (!has.ok()) return has.status();
+    if (!*has) return Status::Internal("claim: no step " + step.id + " in run " + run_id);
+    l.input_json = q->OptText(0).value_or("{}");
+    l.span_id = q->Text(1);
+    l.attempt = q->Int(2) + 1;
+  }
+  // previous: the outputs of the needs, by step id; input_artifacts: theirs.
+  rapidjson::StringBuffer prev;
+  JsonWriter w(prev);
+  w.StartObject();
+  for (const std::string& need : step.needs) {
+    {
+      auto q = db_->Sql(kSelectOutput);
+      if (!q.ok()) return q.status();
+      q->Bind(1, run_id).Bind(2, need);
+      auto has = q->Step();
+      if (!has.ok()) return has.status();
+      WriteString(w, need);
+      WriteRaw(w, *has ? q->OptText(0).value_or("null") : "null");
+    }
+    auto q = db_->Sql(kSelectStepArtifacts);
+    if (!q.ok()) return q.status();
+    q->Bind(1, run_id).Bind(2, need);
+    for (;;) {
+      auto has = q->Step();
+      if (!has.ok()) return has.status();
+      if (!*has) break;
+      l.input_artifacts.push_back({need, ArtifactRef{q->Text(0), q->Text(1), q->Text(2), q->Int(3), q->Text(4)}});
+    }
+  }
+  w.EndObject();
+  l.previous_json.assign(prev.GetString(), prev.GetSize());
+
+  {
+    auto q = db_->Sql(kInsertAttempt);
+    if (!q.ok()) return q.status();
+    q->Bind(1, l.lease_id).Bind(2, run_id).Bind(3, step.id).Bind(4, l.attempt).Bind(5, worker_id);
+    q->Bind(6, key_name).Bind(7, tx.now).Bind(8, l.expires_at_ms);
+    SCIMESH_RETURN_IF_ERROR(q->Run());
+  }
+  {
+    auto q = db_->Sql(kLeaseStep);
+    if (!q.ok()) return q.status();
+    q->Bind(1, run_id).Bind(2, step.id).Bind(3, l.attempt);
+    SCIMESH_RETURN_IF_ERROR(q->Run());
+  }
+  SCIMESH_RETURN_IF_ERROR(AppendEvent(tx, run_id, "attempt_leased", step.id, l.attempt, worker_id,
+                                      DetailJson({{"lease_id", l.lease_id}})));
+  tx.Log("attempt leased: run={} step={} attempt={} lease={} worker_id={}", run_id, step.id, l.attempt, l.lease_id,
+         worker_id);
+  return l;
+}
+
+}  // namespace scimesh::coordinator

@@ -1,0 +1,315 @@
+// Ledger: the worker's lease calls — started, heartbeat, complete, fail —
+// each checked in the order of docs/protocol.md "Refusals" and applied in the
+// same transaction.
+#include "coordinator/ledger_internal.h"
+
+#include <rapidjson/document.h>
+
+namespace scimesh::coordinator {
+namespace {
+
+constexpr char kCancelAttempt[] =
+    "UPDATE attempts SET status = 'cancelled', prev_status = NULL, ended_at = ?2 WHERE lease_id = ?1 "
+    "AND status IN ('leased', 'running', 'orphaned')";
+constexpr char kStartAttempt[] =
+    "UPDATE attempts SET status = 'running', prev_status = NULL, started_at = COALESCE(started_at, ?2), "
+    "expires_at = ?3 WHERE lease_id = ?1";
+constexpr char kExtendAttempt[] =
+    "UPDATE attempts SET status = ?2, prev_status = NULL, expires_at = ?3, progress = COALESCE(?4, progress) "
+    "WHERE lease_id = ?1";
+constexpr char kSetStepStatus[] = "UPDATE steps SET status = ?3 WHERE run_id = ?1 AND step_id = ?2";
+constexpr char kCompleteAttempt[] =
+    "UPDATE attempts SET status = 'completed', prev_status = NULL, ended_at = ?2, usage = ?3 WHERE lease_id = ?1";
+constexpr char kCompleteStep[] =
+    "UPDATE steps SET status = 'completed', output = ?3 WHERE run_id = ?1 AND step_id = ?2";
+constexpr char kSelectUpload[] =
+    "SELECT uri, sha256, size, media_type FROM uploads WHERE lease_id = ?1 AND name = ?2";
+constexpr char kInsertStepArtifact[] =
+    "INSERT INTO step_artifacts(run_id, step_id, ord, name, sha256, size, media_type, uri) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+constexpr char kSelectRunState[] = "SELECT state FROM runs WHERE run_id = ?1";
+constexpr char kUpdateRunState[] = "UPDATE runs SET state = ?2 WHERE run_id = ?1";
+constexpr char kFailAttempt[] =
+    "UPDATE attempts SET status = 'failed', prev_status = NULL, ended_at = ?2, error_class = ?3, "
+    "error_message = ?4 WHERE lease_id = ?1";
+constexpr char kSpendBudget[] = "UPDATE steps SET spent = spent + 1 WHERE run_id = ?1 AND step_id = ?2";
+constexpr char kExcludeWorker[] =
+    "INSERT OR IGNORE INTO unservable(worker_id, workflow, version, step_id) VALUES (?1, ?2, ?3, ?4)";
+
+// Merges `patch` into the run state: top-level keys replace.
+Result<std::string> MergeState(const std::string& state_text, const std::string& patch_text) {
+  auto state = ParseJson(state_text);
+  auto patch = ParseJson(patch_text);
+  if (!state.ok() || !patch.ok() || !state.value()->IsObject() || !patch.value()->IsObject()) {
+    return Status::Internal("run state or state_patch is not a JSON object");
+  }
+  rapidjson::Document& s = *state.value();
+  for (auto it = patch.value()->MemberBegin(); it != patch.value()->MemberEnd(); ++it) {
+    rapidjson::Value value(it->value, s.GetAllocator());
+    auto existing = s.FindMember(it->name);
+    if (existing != s.MemberEnd()) {
+      existing->value = value;
+    } else {
+      s.AddMember(rapidjson::Value(it->name, s.GetAllocator()), value, s.GetAllocator());
+    }
+  }
+  return CompactJson(s);
+}
+
+}  // namespace
+
+ApiResult<Ledger::AttemptRow> Ledger::OpenLease(Tx& tx, std::string_view lease_id, const LeaseCaller& caller,
+                                                LeaseCall call) {
+  auto loaded = LoadAttempt(lease_id);
+  if (!loaded.ok()) return Broken(loaded.status());
+  // 1. unknown lease.
+  if (!*loaded) return ApiError::NotFound("no lease " + std::string(lease_id));
+  AttemptRow row = std::move(**loaded);
+
+  // The clock first, from stored times: the verdict sees what the sweeper
+  // would have done by now.
+  if (row.run_status == RunState::kRunning && row.run_deadline && *row.run_deadline <= tx.now) {
+    LEDGER_CHECK(FinishRun(tx, row.run_id, RunState::kTimedOut));
+    row.run_status = RunState::kTimedOut;
+    if (!IsTerminal(row.status)) row.status = AttemptState::kCancelled;
+  }
+  if (!IsTerminal(row.run_status)) LEDGER_CHECK(ApplyClock(tx, row));
+
+  auto def = Definition(row.workflow, row.version);
+  if (!def.ok()) return Broken(def.status());
+  const StepDefinition* step = *def ? (*def)->FindStep(row.step_id) : nullptr;
+  if (step == nullptr) return Broken(Status::Internal("lease " + row.lease_id + " names an unknown step"));
+
+  LeaseFacts facts;
+  facts.key_name = row.key_name;
+  facts.worker_id = row.worker_id;
+  facts.attempt = row.attempt;
+  facts.state = row.status;
+  facts.state_before_orphan = row.prev_status;
+  facts.run_terminal = IsTerminal(row.run_status);
+  facts.superseded = row.step_attempts > row.attempt;
+  facts.delivery = step->delivery;
+
+  const Verdict verdict = DecideLeaseCall(facts, caller, call);
+  if (verdict == Verdict::kApply) return row;
+  tx.keep = true;  // the clock's changes stand even though the call is refused
+  const std::string lease(lease_id);
+  switch (verdict) {
+    case Verdict::kForbidden:
+      return ApiError::Forbidden("lease " + lease + " was claimed with another key");
+    case Verdict::kFenced:
+      if (caller.worker_id != row.worker_id) {
+        return ApiError::Conflict("fenced", "lease " + lease + " is not held by worker " + caller.worker_id);
+      }
+      if (caller.attempt != row.attempt) {
+        return ApiError::Conflict("fenced", "lease " + lease + " is attempt " + std::to_string(row.attempt) +
+                                                ", not attempt " + std::to_string(caller.attempt));
+      }
+      if (facts.superseded) {
+        return ApiError::Conflict("fenced", "attempt " + std::to_string(row.attempt) + " of lease " + lease +
+                                                " was superseded by attempt " + std::to_string(row.step_attempts));
+      }
+      return ApiError::Conflict("fenced", "attempt " + std::to_string(row.attempt) + " of lease " + lease + " is " +
+                                              std::string(Name(row.status)));
+    case Verdict::kAlreadyApplied:
+      return ApiError::Conflict("already_applied",
+                                "lease " + lease + " attempt " + std::to_string(row.attempt) + " is already " +
+                                    std::string(Name(row.status)),
+                                std::string(Name(row.status)));
+    case Verdict::kRunTerminal: {
+      auto q = db_->Sql(kCancelAttempt);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.lease_id).Bind(2, tx.now);
+      LEDGER_CHECK(q->Run());
+      return ApiError::Conflict("run_terminal", "run " + row.run_id + " is " + std::string(Name(row.run_status)));
+    }
+    case Verdict::kNotStarted:
+      return ApiError::Conflict("not_started", "at_most_once attempt " + std::to_string(row.attempt) +
+                                                   " of lease " + lease + " never sent started");
+    case Verdict::kApply:
+      break;
+  }
+  return row;
+}
+
+ApiResult<LeaseExtension> Ledger::Started(std::string_view lease_id, const LeaseCaller& caller) {
+  return Transact<LeaseExtension>([&](Tx& tx) -> ApiResult<LeaseExtension> {
+    auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kStarted);
+    if (!opened.ok()) return opened.error();
+    AttemptRow& row = opened.value();
+    const bool revived = row.status == AttemptState::kOrphaned;
+    const AttemptState live = revived ? row.prev_status : row.status;
+    const int64_t expires = tx.now + options_.lease_ttl_ms;
+    {
+      auto q = db_->Sql(kStartAttempt);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.lease_id).Bind(2, tx.now).Bind(3, expires);
+      LEDGER_CHECK(q->Run());
+    }
+    {
+      auto q = db_->Sql(kSetStepStatus);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, "running");
+      LEDGER_CHECK(q->Run());
+    }
+    if (revived) {
+      LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_revived", row.step_id, row.attempt, row.worker_id, "{}"));
+      tx.Log("attempt revived: run={} step={} attempt={} worker_id={} reason=started within grace", row.run_id,
+             row.step_id, row.attempt, row.worker_id);
+    }
+    if (live == AttemptState::kLeased) {
+      LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_started", row.step_id, row.attempt, row.worker_id, "{}"));
+      tx.Log("attempt started: run={} step={} attempt={} lease={} worker_id={}", row.run_id, row.step_id,
+             row.attempt, row.lease_id, row.worker_id);
+    }
+    return LeaseExtension{expires, options_.lease_ttl_ms};
+  });
+}
+
+ApiResult<LeaseExtension> Ledger::Heartbeat(std::string_view lease_id, const LeaseCaller& caller,
+                                            const std::optional<std::string>& progress_json) {
+  return Transact<LeaseExtension>([&](Tx& tx) -> ApiResult<LeaseExtension> {
+    auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kHeartbeat);
+    if (!opened.ok()) return opened.error();
+    AttemptRow& row = opened.value();
+    const bool revived = row.status == AttemptState::kOrphaned;
+    const AttemptState live = revived ? row.prev_status : row.status;
+    const int64_t expires = tx.now + options_.lease_ttl_ms;
+    {
+      auto q = db_->Sql(kExtendAttempt);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.lease_id).Bind(2, Name(live)).Bind(3, expires).Bind(4, progress_json);
+      LEDGER_CHECK(q->Run());
+    }
+    if (revived) {
+      auto q = db_->Sql(kSetStepStatus);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, Name(live));
+      LEDGER_CHECK(q->Run());
+      LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_revived", row.step_id, row.attempt, row.worker_id, "{}"));
+      tx.Log("attempt revived: run={} step={} attempt={} worker_id={} reason=heartbeat within grace", row.run_id,
+             row.step_id, row.attempt, row.worker_id);
+    }
+    return LeaseExtension{expires, options_.lease_ttl_ms};
+  });
+}
+
+ApiResult<Done> Ledger::Complete(std::string_view lease_id, const LeaseCaller& caller, const CompleteRequest& req) {
+  return Transact<Done>([&](Tx& tx) -> ApiResult<Done> {
+    auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kComplete);
+    if (!opened.ok()) return opened.error();
+    AttemptRow& row = opened.value();
+
+    // Every artifact must be exactly as issued for this lease and attempt.
+    for (size_t i = 0; i < req.artifacts.size(); ++i) {
+      const ArtifactRef& a = req.artifacts[i];
+      const std::string field = "artifacts[" + std::to_string(i) + "]";
+      for (size_t j = 0; j < i; ++j) {
+        if (req.artifacts[j].name == a.name) return ApiError::BadRequest(field, "lists '" + a.name + "' twice");
+      }
+      auto q = db_->Sql(kSelectUpload);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.lease_id).Bind(2, a.name);
+      auto has = q->Step();
+      if (!has.ok()) return Broken(has.status());
+      if (!*has || q->Text(0) != a.uri || q->Text(1) != a.sha256 || q->Int(2) != a.size || q->Text(3) != a.media_type) {
+        return ApiError::BadRequest(field, "was not issued by this coordinator for lease " + row.lease_id +
+                                               " attempt " + std::to_string(row.attempt) +
+                                               "; upload it with PUT .../artifacts/{name} and list it as returned");
+      }
+    }
+    {
+      auto q = db_->Sql(kCompleteAttempt);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.lease_id).Bind(2, tx.now).Bind(3, req.usage_json);
+      LEDGER_CHECK(q->Run());
+    }
+    {
+      auto q = db_->Sql(kCompleteStep);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, req.output_json);
+      LEDGER_CHECK(q->Run());
+    }
+    for (size_t i = 0; i < req.artifacts.size(); ++i) {
+      const ArtifactRef& a = req.artifacts[i];
+      auto q = db_->Sql(kInsertStepArtifact);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, static_cast<int64_t>(i)).Bind(4, a.name);
+      q->Bind(5, a.sha256).Bind(6, a.size).Bind(7, a.media_type).Bind(8, a.uri);
+      LEDGER_CHECK(q->Run());
+    }
+    if (req.state_patch_json) {
+      std::string state;
+      {
+        auto q = db_->Sql(kSelectRunState);
+        if (!q.ok()) return Broken(q.status());
+        q->Bind(1, row.run_id);
+        auto has = q->Step();
+        if (!has.ok()) return Broken(has.status());
+        state = *has ? q->Text(0) : "{}";
+      }
+      auto merged = MergeState(state, *req.state_patch_json);
+      if (!merged.ok()) return Broken(merged.status());
+      auto q = db_->Sql(kUpdateRunState);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.run_id).Bind(2, *merged);
+      LEDGER_CHECK(q->Run());
+    }
+    LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_completed", row.step_id, row.attempt, row.worker_id, "{}"));
+    tx.Log("attempt completed: run={} step={} attempt={} lease={} worker_id={} artifacts={}", row.run_id,
+           row.step_id, row.attempt, row.lease_id, row.worker_id, req.artifacts.size());
+    LEDGER_CHECK(PromoteWaiting(tx, row.run_id, true));
+    return Done{};
+  });
+}
+
+ApiResult<FailReply> Ledger::Fail(std::string_view lease_id, const LeaseCaller& caller, const FailRequest& req) {
+  return Transact<FailReply>([&](Tx& tx) -> ApiResult<FailReply> {
+    auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kFail);
+    if (!opened.ok()) return opened.error();
+    AttemptRow& row = opened.value();
+    auto def = Definition(row.workflow, row.version);
+    if (!def.ok() || !*def) return Broken(Status::Internal("lease " + row.lease_id + " names an unknown workflow"));
+    const StepDefinition* step = (*def)->FindStep(row.step_id);
+    if (step == nullptr) return Broken(Status::Internal("lease " + row.lease_id + " names an unknown step"));
+
+    std::uniform_real_distribution<double> jitter(-1.0, 1.0);
+    FailureVerdict v = DecideFailure(req.error_class, *step, row.step_spent, options_.retry, jitter(jitter_rng_));
+    const std::string cls(Name(req.error_class));
+    {
+      auto q = db_->Sql(kFailAttempt);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.lease_id).Bind(2, tx.now).Bind(3, cls).Bind(4, req.message);
+      LEDGER_CHECK(q->Run());
+    }
+    LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_failed", row.step_id, row.attempt, row.worker_id,
+                             DetailJson({{"class", cls}, {"message", req.message}})));
+    tx.Log("attempt failed: run={} step={} attempt={} lease={} worker_id={} class={}", row.run_id, row.step_id,
+           row.attempt, row.lease_id, row.worker_id, cls);
+    if (v.spends_budget) {
+      auto q = db_->Sql(kSpendBudget);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.run_id).Bind(2, row.step_id);
+      LEDGER_CHECK(q->Run());
+    }
+    if (v.exclude_worker) {
+      auto q = db_->Sql(kExcludeWorker);
+      if (!q.ok()) return Broken(q.status());
+      q->Bind(1, row.worker_id).Bind(2, row.workflow).Bind(3, row.version).Bind(4, row.step_id);
+      LEDGER_CHECK(q->Run());
+    }
+    FailReply reply;
+    if (v.requeue) {
+      LEDGER_CHECK(RequeueStep(tx, row, v.delay_ms, cls));
+      reply.requeued = true;
+      reply.not_before_ms = tx.now + v.delay_ms;
+    } else {
+      std::string why = req.message;
+      if (v.spends_budget && step->RetriesOn(req.error_class)) why += " (retry budget spent)";
+      LEDGER_CHECK(FailStepForGood(tx, row.run_id, row.step_id, row.attempt, row.worker_id, cls, why));
+    }
+    return reply;
+  });
+}
+
+}  // namespace scimesh::coordinator

@@ -1,0 +1,44 @@
+// ServeConfig: the settings of `scimesh-coordinator serve`, from flags, the
+// environment (SCIMESH_COORDINATOR_<NAME>) and a config file (name=value
+// lines), in that order of precedence, checked before anything starts.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "protocol/status.h"
+
+namespace scimesh::coordinator {
+
+struct ServeConfig {
+  std::string db;
+  std::string listen_host = "127.0.0.1";
+  int listen_port = 8470;
+  std::string port_file;  // empty: none
+  std::string keys;
+  std::string artifact_dir;  // default: <db>.artifacts
+  std::string public_url;    // default: http://<listen host>:<bound port>
+  int64_t lease_ttl_ms = 30000;
+  int64_t heartbeat_ms = 10000;
+  int64_t grace_ms = -1;  // default: lease_ttl_ms
+  int64_t retry_base_ms = 1000;
+  int64_t retry_cap_ms = 60000;
+  int64_t request_timeout_ms = 30000;
+  int64_t max_body = 1 << 20;
+  int64_t max_artifact = 256LL << 20;
+  std::string audit_log;  // default: <db>.audit.log
+  int64_t threads = 128;
+  std::string log_level = "info";
+  bool help = false;  // --help was given: print ServeUsage() and exit 0
+};
+
+// Reads `args` (after "serve"). `getenv` is injectable for tests. Failure:
+// InvalidArgument naming the setting and why.
+using EnvLookup = std::function<const char*(const char*)>;
+Result<ServeConfig> ParseServeConfig(const std::vector<std::string>& args, const EnvLookup& getenv);
+
+std::string ServeUsage();
+
+}  // namespace scimesh::coordinator

@@ -1,0 +1,107 @@
+// Integration: malformed and hostile input — every refusal a 400/413 with a
+// clear body, never a crash, never a partial write.
+#include "coordinator_fixture.h"
+
+namespace scimesh::coordinator::testing {
+namespace {
+
+using BadInput = CoordinatorTest;
+
+void ExpectBadRequest(const Reply& r, const std::string& field) {
+  EXPECT_EQ(r.status, 400) << r.Describe();
+  EXPECT_EQ(r.Str("error"), "bad_request") << r.Describe();
+  EXPECT_EQ(r.Str("field"), field) << r.Describe();
+  EXPECT_FALSE(r.Str("message").empty());
+}
+
+TEST_F(BadInput, MalformedJsonIs400) {
+  ExpectBadRequest(w1_->Post("/v1/api/steps/claim", "{\"worker_id\":"), "");
+  ExpectBadRequest(w1_->Post("/v1/api/steps/claim", "not json"), "");
+  ExpectBadRequest(w1_->Post("/v1/api/steps/claim", "{} {}"), "");
+  ExpectBadRequest(w1_->Post("/v1/api/steps/claim", ""), "");
+  ExpectBadRequest(w1_->Post("/v1/api/steps/claim", "[1,2]"), "");
+  ExpectBadRequest(w1_->Post("/v1/api/steps/claim", "{\"worker_id\":\"\xff\"}"), "");
+}
+
+TEST_F(BadInput, WrongTypesAndRangesNameTheField) {
+  RegisterOrDie(*w1_, "worker-1", Definitions("wf", OneStep()));
+  ExpectBadRequest(w1_->Post("/v1/api/steps/claim", R"({"worker_id":"worker-1","max":"2"})"), "max");
+  ExpectBadRequest(w1_->Post("/v1/api/steps/claim", R"({"worker_id":"worker-1","max":65})"), "max");
+  ExpectBadRequest(w1_->Post("/v1/api/steps/claim", R"({"worker_id":"worker-1","max":1,"wait_ms":60001})"),
+                   "wait_ms");
+  ExpectBadRequest(w1_->Post("/v1/api/steps/claim", R"({"worker_id":42,"max":1})"), "worker_id");
+  ExpectBadRequest(w1_->Post("/v1/api/steps/l_0000000000000000/fail",
+                             R"({"worker_id":"worker-1","attempt":1,"error":{"class":"gremlins","message":"x"}})"),
+                   "error.class");
+  ExpectBadRequest(w1_->Post("/v1/api/steps/l_0000000000000000/complete", R"({"worker_id":"worker-1","attempt":1})"),
+                   "output");
+  ExpectBadRequest(exec_->StartRun("wf", "[]"), "input");
+}
+
+TEST_F(BadInput, OversizedBodyIs413) {
+  std::string big = R"({"worker_id":"worker-1","max":1,"pad":")" + std::string(1100 * 1024, 'x') + "\"}";
+  Reply r = w1_->Post("/v1/api/steps/claim", big);
+  EXPECT_EQ(r.status, 413) << r.Describe();
+  EXPECT_EQ(r.Str("error"), "too_large");
+  // The coordinator is still there and answers the next call.
+  ApiClient fresh(process_->port(), process_->token("w1"));
+  EXPECT_EQ(fresh.Get("/v1/api/health").status, 200);
+}
+
+TEST_F(BadInput, TooDeepOrTooLongStringsAre400) {
+  std::string deep = R"({"worker_id":"worker-1","max":1,"x":)" + std::string(100, '[') + std::string(100, ']') + "}";
+  Reply r = w1_->Post("/v1/api/steps/claim", deep);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.Str("message").find("deeper"), std::string::npos) << r.Describe();
+  std::string long_string = R"({"worker_id":"worker-1","max":1,"x":")" + std::string(65 * 1024, 's') + "\"}";
+  EXPECT_EQ(w1_->Post("/v1/api/steps/claim", long_string).status, 400);
+}
+
+TEST_F(BadInput, UnknownLeaseRunAndEndpointAre404) {
+  EXPECT_EQ(w1_->Started("l_0123456789abcdef", "worker-1", 1).status, 404);
+  EXPECT_EQ(w1_->Put("/v1/api/steps/l_0123456789abcdef/artifacts/a.txt?worker_id=worker-1&attempt=1", "abc",
+                     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+                .status,
+            404);
+  Reply run = exec_->ShowRun("r_0123456789abcdef");
+  EXPECT_EQ(run.status, 404);
+  EXPECT_EQ(run.Str("error"), "not_found");
+  EXPECT_EQ(exec_->CancelRun("r_0123456789abcdef").status, 404);
+  EXPECT_EQ(exec_->Journal("nonsense").status, 404);
+  Reply nowhere = exec_->Get("/v1/api/nowhere");
+  EXPECT_EQ(nowhere.status, 404);
+  EXPECT_EQ(nowhere.Str("error"), "not_found");
+  EXPECT_EQ(exec_->StartRun("never-registered").status, 404);
+}
+
+TEST_F(BadInput, RegisterRefusesCyclesUnknownNeedsAndChangedDefinitions) {
+  ExpectBadRequest(w1_->Register("worker-1", Definitions("wf", R"([{"id":"a","needs":["b"]},{"id":"b","needs":["a"]}])")),
+                   "definitions[0].steps[0].needs");
+  ExpectBadRequest(w1_->Register("worker-1", Definitions("wf", R"([{"id":"a"},{"id":"b","needs":["zz"]}])")),
+                   "definitions[0].steps[1].needs");
+  ExpectBadRequest(w1_->Register("worker-1", Definitions("wf", R"([{"id":"a","input":"{{env.HOME}}"}])")),
+                   "definitions[0].steps[0].input");
+  // Nothing of a refused registration was kept: the worker is unknown.
+  ExpectBadRequest(w1_->Claim("worker-1", 1, 0), "worker_id");
+
+  RegisterOrDie(*w1_, "worker-1", Definitions("wf", OneStep(R"("walltime_s":60)")));
+  RegisterOrDie(*w1_, "worker-1", Definitions("wf", OneStep(R"("walltime_s":60)")));  // same content: fine
+  ExpectBadRequest(w1_->Register("worker-1", Definitions("wf", OneStep(R"("walltime_s":61)"))), "definitions[0]");
+  RegisterOrDie(*w1_, "worker-1", Definitions("wf", OneStep(R"("walltime_s":61)"), "2"));  // a new version
+}
+
+TEST_F(BadInput, RefusedCompleteRecordsNothing) {
+  RegisterOrDie(*w1_, "worker-1", Definitions("wf", OneStep()));
+  std::string run = StartRunOrEmpty("wf");
+  LeaseRef l = ClaimOne(*w1_, "worker-1");
+  ExpectBadRequest(w1_->Complete(l.lease_id, "worker-1", 1, "{}",
+                                 R"(,"artifacts":[{"name":"x","uri":"file:///tmp/x","sha256":")" + std::string(64, 'a') +
+                                     R"(","size":1,"media_type":"text/plain"}])"),
+                   "artifacts[0]");
+  EXPECT_EQ(AttemptStatus(run, "s", 1), "leased");
+  EXPECT_EQ(CountEvents(run, "attempt_completed"), 0);
+  EXPECT_EQ(w1_->Complete(l.lease_id, "worker-1", 1).status, 200);
+}
+
+}  // namespace
+}  // namespace scimesh::coordinator::testing
