@@ -110,3 +110,14 @@ class [[nodiscard]] Result {
     ::scimesh::Status scimesh_status_ = (expr);       \
     if (!scimesh_status_.ok()) return scimesh_status_; \
   } while (0)
+
+// `lhs = value of expr` when `expr` (a Result) holds one; otherwise returns its
+// Status from the enclosing function. `lhs` may declare: `SCIMESH_ASSIGN_OR_RETURN(auto x, F());`
+#define SCIMESH_ASSIGN_OR_RETURN(lhs, expr) \
+  SCIMESH_ASSIGN_OR_RETURN_IMPL_(SCIMESH_CONCAT_(scimesh_result_, __LINE__), lhs, expr)
+#define SCIMESH_CONCAT_INNER_(a, b) a##b
+#define SCIMESH_CONCAT_(a, b) SCIMESH_CONCAT_INNER_(a, b)
+#define SCIMESH_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                   \
+  if (!tmp.ok()) return tmp.status();                  \
+  lhs = std::move(tmp).value()

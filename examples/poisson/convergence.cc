@@ -1,0 +1,105 @@
+// Observed order of accuracy from the outputs of solves at several resolutions.
+#include "examples/poisson/convergence.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace scimesh::poisson {
+
+double ObservedOrder(double e_coarse, double e_fine, double h_coarse, double h_fine) {
+  return std::log(e_coarse / e_fine) / std::log(h_coarse / h_fine);
+}
+
+Result<std::vector<ConvergenceRow>> ConvergenceRows(std::string_view previous_json) {
+  rapidjson::Document doc;
+  doc.Parse(previous_json.data(), previous_json.size());
+  if (doc.HasParseError() || !doc.IsObject()) return Status::InvalidArgument("previous outputs are not a JSON object");
+  std::vector<ConvergenceRow> rows;
+  for (const auto& m : doc.GetObject()) {
+    const auto& out = m.value;
+    if (!out.IsObject()) continue;
+    auto n = out.FindMember("n"), err = out.FindMember("l2_error");
+    if (n == out.MemberEnd() || !n->value.IsInt() || err == out.MemberEnd() || !err->value.IsNumber()) continue;
+    ConvergenceRow row;
+    row.step_id = m.name.GetString();
+    row.n = n->value.GetInt();
+    row.l2_error = err->value.GetDouble();
+    auto h = out.FindMember("h");
+    row.h = h != out.MemberEnd() && h->value.IsNumber() ? h->value.GetDouble() : 1.0 / (row.n + 1);
+    auto it = out.FindMember("iterations");
+    row.iterations = it != out.MemberEnd() && it->value.IsInt() ? it->value.GetInt() : 0;
+    auto conv = out.FindMember("converged");
+    if (conv != out.MemberEnd() && conv->value.IsBool() && !conv->value.GetBool())
+      return Status::InvalidArgument("solve '" + row.step_id + "' did not converge: its error is not the mesh's");
+    if (!(row.l2_error > 0) || !(row.h > 0))
+      return Status::InvalidArgument("solve '" + row.step_id + "' has no positive l2_error and h");
+    rows.push_back(std::move(row));
+  }
+  if (rows.size() < 2)
+    return Status::InvalidArgument("a convergence study needs at least two solves, found " +
+                                   std::to_string(rows.size()));
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.h > b.h; });
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i].h == rows[i - 1].h)
+      return Status::InvalidArgument("solves '" + rows[i - 1].step_id + "' and '" + rows[i].step_id +
+                                     "' have the same mesh size");
+    rows[i].observed_order = ObservedOrder(rows[i - 1].l2_error, rows[i].l2_error, rows[i - 1].h, rows[i].h);
+  }
+  return rows;
+}
+
+std::string ConvergenceTable(const std::vector<ConvergenceRow>& rows) {
+  std::string out = "#     n            h  iterations       L2 error  observed order\n";
+  char line[160];
+  for (const auto& r : rows) {
+    char order[32] = "-";
+    if (r.observed_order) std::snprintf(order, sizeof order, "%.4f", *r.observed_order);
+    std::snprintf(line, sizeof line, "%7d  %11.5e  %10d  %13.6e  %14s\n", r.n, r.h, r.iterations, r.l2_error, order);
+    out += line;
+  }
+  return out;
+}
+
+std::string ConvergenceJson(const std::vector<ConvergenceRow>& rows) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key("table");
+  w.StartArray();
+  for (const auto& r : rows) {
+    w.StartObject();
+    w.Key("step");
+    w.String(r.step_id.c_str());
+    w.Key("n");
+    w.Int(r.n);
+    w.Key("h");
+    w.Double(r.h);
+    w.Key("iterations");
+    w.Int(r.iterations);
+    w.Key("l2_error");
+    w.Double(r.l2_error);
+    w.Key("observed_order");
+    if (r.observed_order) {
+      w.Double(*r.observed_order);
+    } else {
+      w.Null();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("observed_order");
+  if (!rows.empty() && rows.back().observed_order) {
+    w.Double(*rows.back().observed_order);
+  } else {
+    w.Null();
+  }
+  w.EndObject();
+  return buf.GetString();
+}
+
+}  // namespace scimesh::poisson

@@ -1,0 +1,60 @@
+// Parsing and validation of a Poisson solve step's input JSON.
+#include "examples/poisson/solve_input.h"
+
+#include <rapidjson/document.h>
+
+#include <cmath>
+#include <string>
+
+namespace scimesh::poisson {
+
+namespace {
+
+// Large enough for any mesh a cluster allocation solves; small enough that
+// (n+2)^3 fits comfortably in the index types used.
+constexpr int kMaxN = 4096;
+
+}  // namespace
+
+std::string_view InitialGuessName(InitialGuess guess) {
+  return guess == InitialGuess::kZero ? "zero" : "rough";
+}
+
+Result<SolveInput> ParseSolveInput(std::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject()) return Status::InvalidArgument("input is not a JSON object");
+  SolveInput in;
+  if (auto it = doc.FindMember("n"); it != doc.MemberEnd()) {
+    if (!it->value.IsInt() || it->value.GetInt() < 1 || it->value.GetInt() > kMaxN)
+      return Status::InvalidArgument("input: 'n' must be an integer 1.." + std::to_string(kMaxN));
+    in.n = it->value.GetInt();
+  }
+  if (auto it = doc.FindMember("tol"); it != doc.MemberEnd()) {
+    if (!it->value.IsNumber() || !(it->value.GetDouble() > 0.0) || !(it->value.GetDouble() < 1.0))
+      return Status::InvalidArgument("input: 'tol' must be a number in (0, 1)");
+    in.tol = it->value.GetDouble();
+  }
+  if (auto it = doc.FindMember("max_iterations"); it != doc.MemberEnd()) {
+    if (!it->value.IsInt() || it->value.GetInt() < 1)
+      return Status::InvalidArgument("input: 'max_iterations' must be a positive integer");
+    in.max_iterations = it->value.GetInt();
+  }
+  if (auto it = doc.FindMember("initial_guess"); it != doc.MemberEnd()) {
+    std::string_view v = it->value.IsString() ? std::string_view(it->value.GetString()) : "";
+    if (v == "rough") {
+      in.initial_guess = InitialGuess::kRough;
+    } else if (v == "zero") {
+      in.initial_guess = InitialGuess::kZero;
+    } else {
+      return Status::InvalidArgument("input: 'initial_guess' must be \"rough\" or \"zero\"");
+    }
+  }
+  if (auto it = doc.FindMember("write_solution"); it != doc.MemberEnd()) {
+    if (!it->value.IsBool()) return Status::InvalidArgument("input: 'write_solution' must be a boolean");
+    in.write_solution = it->value.GetBool();
+  }
+  return in;
+}
+
+}  // namespace scimesh::poisson

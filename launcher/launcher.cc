@@ -1,0 +1,263 @@
+// The launcher's claim loop, lease threads and drain.
+#include "launcher/launcher.h"
+
+#include <unistd.h>
+
+#include "launcher/step_body.h"
+#include "protocol/lease_runner.h"
+#include "protocol/log.h"
+
+namespace scimesh::launcher {
+namespace {
+
+std::shared_ptr<spdlog::logger> Log() { return log::For("launcher"); }
+
+std::string HostName() {
+  char buf[256] = {0};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+StepResources ResourcesOf(const Lease& lease) {
+  StepResources r;
+  r.nodes = static_cast<int>(lease.resources.nodes);
+  r.ranks_per_node = static_cast<int>(lease.resources.ranks_per_node);
+  r.cpus_per_rank = static_cast<int>(lease.resources.cpus_per_rank);
+  r.gpus_per_rank = static_cast<int>(lease.resources.gpus_per_rank);
+  return r;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Launcher>> Launcher::Create(LauncherConfig config) {
+  std::unique_ptr<Launcher> l(new Launcher(std::move(config)));
+  SCIMESH_RETURN_IF_ERROR(l->Prepare());
+  return l;
+}
+
+Launcher::~Launcher() {
+  preempt_ = true;
+  for (auto& r : running_) {
+    if (r->thread.joinable()) r->thread.join();
+  }
+}
+
+Status Launcher::Prepare() {
+  AllocationOptions opts;
+  opts.hostname = HostName();
+  opts.walltime = config_.walltime;
+  auto alloc = AllocationFromEnvironment(ProcessEnvironment(), opts);
+  if (!alloc.ok()) return alloc.status().WithContext("allocation");
+  allocation_ = std::move(*alloc);
+  if (allocation_.under_slurm && !allocation_.end) {
+    auto end = QuerySlurmJobEnd(allocation_.job_id, std::chrono::seconds(10));
+    if (end.ok()) allocation_.end = *end;
+    else Log()->warn("time left unknown ({}); claiming as if unlimited", end.status().ToString());
+  }
+  if (!config_.backend) config_.backend = allocation_.under_slurm ? Backend::kSlurm : Backend::kLocal;
+  config_.launch.backend = *config_.backend;
+  if (config_.worker_id.empty()) {
+    config_.worker_id = allocation_.under_slurm
+                            ? "slurm/" + allocation_.job_id + "/" + allocation_.this_node
+                            : HostName() + "/" + std::to_string(::getpid());
+  }
+
+  auto local = Topology::LoadThisMachine();
+  if (!local.ok()) return local.status().WithContext("topology");
+  auto placer = Placer::Create(NodeSpecsFor(allocation_, *local));
+  if (!placer.ok()) return placer.status().WithContext("placement");
+  placer_ = std::move(*placer);
+
+  auto commands = StepCommands::Load(config_.definitions_path);
+  if (!commands.ok()) return commands.status();
+  commands_ = std::move(*commands);
+
+  auto events = EventsLog::Open(config_.events_path);
+  if (!events.ok()) return events.status();
+  events_ = std::move(*events);
+
+  auto client = Client::Create(config_.client);
+  if (!client.ok()) return client.status();
+  claim_client_ = std::move(*client);
+  return Status::Ok();
+}
+
+std::optional<std::chrono::seconds> Launcher::TimeLeftNow() const {
+  return TimeLeft(allocation_, std::chrono::system_clock::now());
+}
+
+void Launcher::RequestDrain(std::string_view why) {
+  if (!draining_.exchange(true)) {
+    Log()->info("draining ({}): no more claims; running steps get {} s", why, config_.drain_grace.count());
+  }
+  if (claim_client_) claim_client_->Interrupt();
+  changed_.notify_all();
+}
+
+int Launcher::Run() {
+  RegisterRequest reg;
+  reg.worker_id = config_.worker_id;
+  reg.host = allocation_.this_node;
+  reg.version = "scimesh-launch 0.1.0";
+  reg.concurrency = config_.policy.concurrency;
+  reg.definitions = commands_->definitions();
+  auto registered = claim_client_->Register(reg);
+  if (!registered.ok()) {
+    Log()->error("register failed: {}", registered.status().ToString());
+    return 1;
+  }
+  lease_ttl_ms_ = registered->lease_ttl_ms;
+  // A lease claimed at the end of a long poll must keep most of its TTL.
+  config_.wait_ms = std::min<int64_t>(config_.wait_ms, registered->lease_ttl_ms / 2);
+  Log()->info("worker {} registered {} workflow(s); {} node(s), backend {}", config_.worker_id,
+              reg.definitions.size(), allocation_.nodes.size(),
+              config_.launch.backend == Backend::kSlurm ? "slurm" : "local");
+  events_->Allocation(placer_->Free(), config_.worker_id);
+  ClaimLoop();
+  Drain();
+  Log()->info("launcher done; {} lease(s) ended without success", outcomes_failed_);
+  return 0;
+}
+
+void Launcher::ClaimLoop() {
+  auto idle_since = std::chrono::steady_clock::now();
+  while (!draining_) {
+    ReapFinished();
+    auto left = TimeLeftNow();
+    if (left && *left <= config_.policy.drain_margin) {
+      RequestDrain("walltime margin reached");
+      break;
+    }
+    size_t held;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      held = held_;
+    }
+    ClaimCapacity cap = ComputeClaimCapacity(placer_->Free(), left, held, config_.policy);
+    if (held > 0) idle_since = std::chrono::steady_clock::now();
+    if (config_.idle_exit.count() > 0 && held == 0 &&
+        std::chrono::steady_clock::now() - idle_since > config_.idle_exit) {
+      Log()->info("idle for {} s with nothing offered: exiting", config_.idle_exit.count());
+      break;
+    }
+    if (cap.max == 0) {
+      std::unique_lock<std::mutex> lock(mu_);
+      changed_.wait_for(lock, std::chrono::seconds(1));
+      continue;
+    }
+    ClaimRequest req;
+    req.worker_id = config_.worker_id;
+    req.max = cap.max;
+    req.wait_ms = config_.wait_ms;
+    req.run_id = config_.run_id;
+    req.free = cap.free;
+    auto claimed = claim_client_->Claim(req);
+    if (!claimed.ok()) {
+      if (draining_) break;
+      Log()->warn("claim failed: {}; retrying", claimed.status().ToString());
+      std::unique_lock<std::mutex> lock(mu_);
+      changed_.wait_for(lock, std::chrono::seconds(2));
+      continue;
+    }
+    events_->Claim(static_cast<int>(claimed->response.leases.size()), cap.max);
+    if (!claimed->response.leases.empty()) idle_since = std::chrono::steady_clock::now();
+    for (const Lease& lease : claimed->response.leases) StartLease(lease, claimed->sent_at);
+  }
+}
+
+void Launcher::StartLease(const Lease& lease, MonoTime claim_sent_at) {
+  const StepCommand* command = commands_->Find(lease.workflow, lease.version, lease.step_id);
+  Result<Placement> placement = Status::Unavailable("not placed");
+  if (command != nullptr) placement = placer_->Place(ResourcesOf(lease));
+  if (command != nullptr && placement.ok()) events_->Place(lease, *placement);
+  auto running = std::make_unique<Running>();
+  Running* slot = running.get();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++held_;
+    running_.push_back(std::move(running));
+  }
+  const StepCommand* cmd = placement.ok() ? command : nullptr;
+  Placement p = placement.ok() ? *placement : Placement{};
+  if (command != nullptr && !placement.ok()) {
+    Log()->warn("lease {} (step {}): cannot place it: {}", lease.lease_id, lease.step_id, placement.status().message());
+  }
+  slot->thread = std::thread([this, lease, claim_sent_at, p, cmd, slot] {
+    RunOneLease(lease, claim_sent_at, p, cmd);
+    std::lock_guard<std::mutex> lock(mu_);
+    slot->done = true;
+    --held_;
+    changed_.notify_all();
+  });
+}
+
+void Launcher::RunOneLease(Lease lease, MonoTime claim_sent_at, Placement placement, const StepCommand* command) {
+  try {
+    auto client = Client::Create(config_.client);
+    auto beat_client = Client::Create(config_.client);
+    if (!client.ok() || !beat_client.ok()) {
+      Log()->error("lease {}: cannot create a client; it will expire", lease.lease_id);
+      return;
+    }
+    StepLaunch launch;
+    launch.launch = config_.launch;
+    launch.launch.env["SCIMESH_WORKER_ID"] = config_.worker_id;
+    launch.launch.env["SCIMESH_URL"] = config_.client.coordinator_url;
+    launch.command = command;
+    launch.placement = placement;
+    launch.events = events_.get();
+    launch.preempt = &preempt_;
+    launch.kill_grace = config_.kill_grace;
+    StepBody body = [&launch](StepContext& ctx) { return RunLaunchedStep(ctx, launch); };
+    LeaseRunSetup setup{config_.worker_id, config_.spool_dir, config_.client.coordinator_url};
+    // command null: this launcher does not hold the step, or cannot place it.
+    LeaseReport report = RunLease(lease, claim_sent_at, command != nullptr ? &body : nullptr, **client,
+                                  **beat_client, setup);
+    if (command != nullptr) (void)placer_->Release(placement.id);
+    std::string outcome = report.end == LeaseEnd::kCompleted ? "completed"
+                          : report.end == LeaseEnd::kFailed  ? "failed"
+                          : report.end == LeaseEnd::kAbandoned ? "abandoned" : "unreported";
+    if (report.end != LeaseEnd::kCompleted) {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++outcomes_failed_;
+    }
+    std::string detail = report.fail_class ? std::string(FailClassName(*report.fail_class)) : report.detail;
+    events_->Outcome(lease, outcome, detail);
+  } catch (const std::exception& e) {
+    Log()->error("lease {}: unexpected error: {}", lease.lease_id, e.what());
+  }
+}
+
+void Launcher::ReapFinished() {
+  std::vector<std::unique_ptr<Running>> finished;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = running_.begin(); it != running_.end();) {
+      if ((*it)->done) {
+        finished.push_back(std::move(*it));
+        it = running_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& r : finished) r->thread.join();
+}
+
+void Launcher::Drain() {
+  const auto until = std::chrono::steady_clock::now() + config_.drain_grace;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait_until(lock, until, [&] { return held_ == 0; });
+    if (held_ > 0) {
+      Log()->info("drain grace over: stopping {} running step(s) as preempted", held_);
+      preempt_ = true;
+    }
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  changed_.wait(lock, [&] { return held_ == 0; });
+  lock.unlock();
+  ReapFinished();
+}
+
+}  // namespace scimesh::launcher

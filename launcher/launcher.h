@@ -1,0 +1,94 @@
+// Launcher: scimesh-launch's work inside one allocation (or on a plain host).
+// Registers the definitions it holds, long-polls claims sized to its free
+// nodes, cores and remaining walltime, places each lease on exact cores,
+// runs it through the client library's lease rules with the step launched as
+// processes, and drains cleanly when the allocation ends or is signalled.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "launcher/allocation.h"
+#include "launcher/capacity.h"
+#include "launcher/events_log.h"
+#include "launcher/launch_command.h"
+#include "launcher/placement.h"
+#include "launcher/step_commands.h"
+#include "protocol/client.h"
+
+namespace scimesh::launcher {
+
+struct LauncherConfig {
+  ClientOptions client;                 // coordinator URL and token
+  std::string definitions_path;
+  std::string spool_dir;                // attempt directories go here (shared by all nodes)
+  std::optional<Backend> backend;       // default: slurm inside an allocation, else local
+  std::string worker_id;                // default <cluster>/<job id>/<host> or <host>/<pid>
+  std::string events_path;              // empty: none
+  std::chrono::seconds idle_exit{300};  // exit after this long with nothing held or offered; 0: never
+  ClaimPolicy policy;                   // drain margin, concurrency
+  std::chrono::seconds drain_grace{60}; // on drain, how long running steps may still finish
+  std::optional<std::chrono::seconds> walltime;  // --walltime: the allocation ends this long from now
+  int64_t wait_ms = 20000;
+  std::optional<std::string> run_id;    // claim only this run's steps
+  LaunchContext launch;                 // srun/mpirun/scimesh-rank paths, --scimesh-lease
+  std::chrono::milliseconds kill_grace{10000};
+};
+
+// Thread-safety: Run() once, from one thread; RequestDrain() from any thread
+// (a signal-handling thread).
+class Launcher {
+ public:
+  static Result<std::unique_ptr<Launcher>> Create(LauncherConfig config);
+  ~Launcher();
+
+  // Serves until drained, idle or the run is over; returns the exit code
+  // (0: clean end, including a drain).
+  int Run();
+
+  // Stop claiming; running steps get drain_grace, then fail `preempted`.
+  void RequestDrain(std::string_view why);
+
+  // Stop running steps now (they fail `preempted`); implies a drain.
+  void StopNow() { preempt_ = true; }
+
+ private:
+  struct Running {
+    std::thread thread;
+    bool done = false;
+  };
+
+  explicit Launcher(LauncherConfig config) : config_(std::move(config)) {}
+  Status Prepare();
+  void ClaimLoop();
+  void StartLease(const Lease& lease, MonoTime claim_sent_at);
+  void RunOneLease(Lease lease, MonoTime claim_sent_at, Placement placement, const StepCommand* command);
+  void ReapFinished();
+  void Drain();
+  std::optional<std::chrono::seconds> TimeLeftNow() const;
+
+  LauncherConfig config_;
+  Allocation allocation_;
+  std::unique_ptr<Placer> placer_;
+  std::optional<StepCommands> commands_;
+  std::unique_ptr<EventsLog> events_;
+  std::unique_ptr<Client> claim_client_;
+  int64_t lease_ttl_ms_ = 30000;
+
+  std::atomic<bool> draining_{false};
+  std::atomic<bool> preempt_{false};
+  std::mutex mu_;
+  std::condition_variable changed_;  // a lease finished
+  std::vector<std::unique_ptr<Running>> running_;
+  size_t held_ = 0;
+  int outcomes_failed_ = 0;
+};
+
+}  // namespace scimesh::launcher

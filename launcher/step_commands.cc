@@ -1,0 +1,126 @@
+// Parsing the launcher's definitions file.
+#include "launcher/step_commands.h"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "protocol/wire_json.h"
+
+namespace scimesh::launcher {
+namespace {
+
+std::string Compact(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+Result<StepCommand> ParseRun(const rapidjson::Value& run, const std::string& where, const std::string& base_dir) {
+  if (!run.IsObject()) return Status::InvalidArgument(where + ": 'run' must be an object");
+  StepCommand c;
+  auto argv = run.FindMember("argv");
+  if (argv == run.MemberEnd() || !argv->value.IsArray() || argv->value.Empty()) {
+    return Status::InvalidArgument(where + ".run.argv: must be a non-empty array of strings");
+  }
+  for (const auto& a : argv->value.GetArray()) {
+    if (!a.IsString()) return Status::InvalidArgument(where + ".run.argv: must hold only strings");
+    c.argv.emplace_back(a.GetString(), a.GetStringLength());
+  }
+  if (auto env = run.FindMember("env"); env != run.MemberEnd()) {
+    if (!env->value.IsObject()) return Status::InvalidArgument(where + ".run.env: must be an object of strings");
+    for (const auto& kv : env->value.GetObject()) {
+      if (!kv.value.IsString()) return Status::InvalidArgument(where + ".run.env: values must be strings");
+      c.env[kv.name.GetString()] = kv.value.GetString();
+    }
+  }
+  for (auto [key, field] : {std::pair{"shell", &c.shell}, std::pair{"native", &c.native}}) {
+    if (auto m = run.FindMember(key); m != run.MemberEnd()) {
+      if (!m->value.IsBool()) return Status::InvalidArgument(where + ".run." + key + ": must be true or false");
+      *field = m->value.GetBool();
+    }
+  }
+  if (auto mpi = run.FindMember("mpi"); mpi != run.MemberEnd()) {
+    if (!mpi->value.IsString()) return Status::InvalidArgument(where + ".run.mpi: must be a string");
+    c.mpi = mpi->value.GetString();
+  }
+  // "./solver" or "bin/solver" means beside the definitions file; "solver" is looked up in PATH.
+  std::string& program = c.argv.front();
+  if (!c.shell && program.find('/') != std::string::npos && program.front() != '/') {
+    program = (std::filesystem::path(base_dir) / program).lexically_normal().string();
+  }
+  return c;
+}
+
+}  // namespace
+
+Result<StepCommands> StepCommands::Parse(std::string_view json, const std::string& base_dir) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject()) return Status::InvalidArgument("definitions file: not a JSON object");
+
+  // Keep the protocol's own checks: strip each step's "run", then parse the
+  // rest exactly as the coordinator will receive it.
+  rapidjson::Value workflows(rapidjson::kArrayType);
+  auto& alloc = doc.GetAllocator();
+  if (auto w = doc.FindMember("workflows"); w != doc.MemberEnd()) {
+    if (!w->value.IsArray()) return Status::InvalidArgument("definitions file: 'workflows' must be an array");
+    workflows.CopyFrom(w->value, alloc);
+  } else {
+    workflows.PushBack(rapidjson::Value(doc, alloc), alloc);
+  }
+
+  StepCommands out;
+  std::vector<std::tuple<std::string, std::string, std::string, StepCommand>> commands;
+  for (rapidjson::SizeType i = 0; i < workflows.Size(); ++i) {
+    auto& wf = workflows[i];
+    const std::string where = "workflows[" + std::to_string(i) + "]";
+    if (!wf.IsObject() || !wf.HasMember("steps") || !wf["steps"].IsArray()) {
+      return Status::InvalidArgument(where + ": needs 'workflow', 'version' and a 'steps' array");
+    }
+    for (rapidjson::SizeType j = 0; j < wf["steps"].Size(); ++j) {
+      auto& step = wf["steps"][j];
+      const std::string at = where + ".steps[" + std::to_string(j) + "]";
+      if (!step.IsObject()) return Status::InvalidArgument(at + ": must be an object");
+      auto run = step.FindMember("run");
+      if (run == step.MemberEnd()) return Status::InvalidArgument(at + ": no 'run' (the command to start)");
+      auto cmd = ParseRun(run->value, at, base_dir);
+      if (!cmd.ok()) return cmd.status();
+      std::string id = step.HasMember("id") && step["id"].IsString() ? step["id"].GetString() : "";
+      commands.emplace_back(wf.HasMember("workflow") && wf["workflow"].IsString() ? wf["workflow"].GetString() : "",
+                            wf.HasMember("version") && wf["version"].IsString() ? wf["version"].GetString() : "",
+                            id, std::move(*cmd));
+      step.RemoveMember("run");
+    }
+  }
+  const std::string envelope = R"({"worker_id":"definitions-file","host":"localhost","version":"0",)"
+                               R"("concurrency":1,"definitions":)" + Compact(workflows) + "}";
+  auto parsed = ParseRegisterRequest(envelope);
+  if (!parsed.ok()) return parsed.status().WithContext("definitions file");
+  out.definitions_ = std::move(parsed->definitions);
+  for (auto& [wf, ver, id, cmd] : commands) out.commands_[{wf, ver, id}] = std::move(cmd);
+  return out;
+}
+
+Result<StepCommands> StepCommands::Load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::NotFound("cannot read the definitions file '" +
+                                   std::filesystem::path(path).filename().string() + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto base = std::filesystem::absolute(path).parent_path().string();
+  return Parse(text.str(), base);
+}
+
+const StepCommand* StepCommands::Find(std::string_view workflow, std::string_view version,
+                                      std::string_view step) const {
+  auto it = commands_.find({std::string(workflow), std::string(version), std::string(step)});
+  return it == commands_.end() ? nullptr : &it->second;
+}
+
+}  // namespace scimesh::launcher

@@ -1,0 +1,61 @@
+// StepProcess: one launched step -- a child in a process group of its own
+// (srun, mpirun or the program), its output in files, and a way to stop it
+// that reaches everything it started.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/status.h"
+
+namespace scimesh::launcher {
+
+struct SpawnSpec {
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;  // set on top of the launcher's environment
+  std::string cwd;                         // the attempt directory
+  std::string stdout_path, stderr_path;    // created 0644, truncated
+};
+
+// How a step process ended.
+struct ExitInfo {
+  bool signaled = false;
+  int code = 0;    // exit status, or the signal number when signaled
+  std::string Describe() const;  // "exit status 3", "killed by signal 9 (Killed)"
+};
+
+// Owns the child; move-only. Not thread-safe: one owner thread.
+class StepProcess {
+ public:
+  static Result<StepProcess> Spawn(const SpawnSpec& spec);
+  StepProcess(StepProcess&& other) noexcept;
+  StepProcess& operator=(StepProcess&&) = delete;
+  ~StepProcess();  // a child still running is killed (SIGKILL to its group) and reaped
+
+  pid_t pid() const { return pid_; }
+
+  // Non-blocking: the exit once the child has ended.
+  std::optional<ExitInfo> Poll();
+
+  // Blocks up to `timeout` for the exit.
+  std::optional<ExitInfo> WaitFor(std::chrono::milliseconds timeout);
+
+  // Sends `sig` to the child's whole process group.
+  void Signal(int sig);
+
+  // SIGTERM to the group, then SIGKILL after `grace` if still running; waits
+  // for the exit.
+  ExitInfo Stop(std::chrono::milliseconds grace);
+
+ private:
+  explicit StepProcess(pid_t pid) : pid_(pid) {}
+  pid_t pid_ = -1;
+  std::optional<ExitInfo> exit_;
+};
+
+}  // namespace scimesh::launcher

@@ -1,0 +1,79 @@
+// Unit tests for spawning and stopping a step's process group.
+#include "launcher/step_process.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace scimesh::launcher {
+namespace {
+
+class StepProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/scimesh-step-process-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  SpawnSpec Spec(std::vector<std::string> argv) {
+    return {std::move(argv), {{"STEP_VAR", "42"}}, dir_, dir_ + "/out", dir_ + "/err"};
+  }
+  std::string Read(const std::string& name) {
+    std::ifstream in(dir_ + "/" + name);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  std::string dir_;
+};
+
+TEST_F(StepProcessTest, RunsInItsDirectoryWithItsEnvironment) {
+  auto p = StepProcess::Spawn(Spec({"/bin/sh", "-c", "pwd; echo $STEP_VAR; echo oops >&2; exit 3"}));
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  auto e = p->WaitFor(std::chrono::seconds(10));
+  ASSERT_TRUE(e.has_value());
+  EXPECT_FALSE(e->signaled);
+  EXPECT_EQ(e->code, 3);
+  EXPECT_EQ(e->Describe(), "exit status 3");
+  EXPECT_EQ(Read("out"), dir_ + "\n42\n");
+  EXPECT_EQ(Read("err"), "oops\n");
+}
+
+TEST_F(StepProcessTest, AMissingProgramIsAClearError) {
+  auto p = StepProcess::Spawn(Spec({"/nonexistent/solver"}));
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("cannot start 'solver'"), std::string::npos) << p.status().message();
+  EXPECT_EQ(p.status().message().find("/nonexistent"), std::string::npos);  // no local paths
+}
+
+TEST_F(StepProcessTest, StopReachesTheWholeGroupAndEscalates) {
+  // The shell ignores TERM, and so does its background child: only KILL ends them.
+  auto p = StepProcess::Spawn(Spec({"/bin/sh", "-c", "trap '' TERM; (trap '' TERM; sleep 60) & echo $! > child; wait"}));
+  ASSERT_TRUE(p.ok());
+  for (int i = 0; i < 200 && Read("child").empty(); ++i) usleep(10000);
+  const pid_t child = std::stoi(Read("child"));
+  ExitInfo e = p->Stop(std::chrono::milliseconds(300));
+  EXPECT_TRUE(e.signaled);
+  EXPECT_EQ(e.code, SIGKILL);
+  EXPECT_NE(e.Describe().find("signal 9"), std::string::npos);
+  // The grandchild was in the group too.
+  for (int i = 0; i < 200 && ::kill(child, 0) == 0; ++i) usleep(10000);
+  EXPECT_NE(::kill(child, 0), 0);
+}
+
+TEST_F(StepProcessTest, SignalDeathIsReported) {
+  auto p = StepProcess::Spawn(Spec({"/bin/sh", "-c", "kill -SEGV $$"}));
+  ASSERT_TRUE(p.ok());
+  auto e = p->WaitFor(std::chrono::seconds(10));
+  ASSERT_TRUE(e.has_value());
+  EXPECT_TRUE(e->signaled);
+  EXPECT_EQ(e->code, SIGSEGV);
+}
+
+}  // namespace
+}  // namespace scimesh::launcher

@@ -1,0 +1,107 @@
+// slurmctld's view of the job, and the fail report built from it.
+#include "plugin/ending_report.h"
+
+#include <slurm/slurm.h>
+
+#include <algorithm>
+
+#include "plugin/spank_log.h"
+#include "protocol/client.h"
+#include "protocol/url.h"
+
+extern "C" {
+int slurm_load_job(job_info_msg_t** resp, uint32_t job_id, uint16_t show_flags) __attribute__((weak));
+void slurm_free_job_info_msg(job_info_msg_t* msg) __attribute__((weak));
+}
+
+namespace scimesh::spank {
+
+Result<SlurmEnding> QueryJobEnding(uint32_t job_id) {
+  if (!slurm_load_job || !slurm_free_job_info_msg) {
+    return Status::Unavailable("slurm_load_job is not available in this process");
+  }
+  job_info_msg_t* msg = nullptr;
+  if (slurm_load_job(&msg, job_id, SHOW_ALL) != 0 || msg == nullptr) {
+    return Status::Unavailable("slurmctld did not answer about job " + std::to_string(job_id));
+  }
+  uint32_t state = msg->record_count > 0 ? msg->job_array[0].job_state : 0;
+  slurm_free_job_info_msg(msg);
+  switch (state & JOB_STATE_BASE) {
+    case JOB_CANCELLED: return SlurmEnding::kCancelled;
+    case JOB_TIMEOUT:
+    case JOB_DEADLINE: return SlurmEnding::kTimeLimit;
+    case JOB_NODE_FAIL: return SlurmEnding::kNodeFailure;
+    case JOB_PREEMPTED: return SlurmEnding::kPreempted;
+    default: return SlurmEnding::kNone;
+  }
+}
+
+std::optional<FailClass> FailClassFor(SlurmEnding ending) {
+  switch (ending) {
+    case SlurmEnding::kCancelled: return FailClass::kCancelled;
+    case SlurmEnding::kTimeLimit:
+    case SlurmEnding::kPreempted: return FailClass::kPreempted;
+    case SlurmEnding::kNodeFailure: return FailClass::kNodeFailure;
+    case SlurmEnding::kNone: break;
+  }
+  return std::nullopt;
+}
+
+std::string_view SlurmEndingName(SlurmEnding ending) {
+  switch (ending) {
+    case SlurmEnding::kCancelled: return "cancelled";
+    case SlurmEnding::kTimeLimit: return "time limit";
+    case SlurmEnding::kNodeFailure: return "node failure";
+    case SlurmEnding::kPreempted: return "preempted";
+    case SlurmEnding::kNone: break;
+  }
+  return "none";
+}
+
+Result<Token> TokenFromText(const std::string& text) {
+  if (text.size() > 4096) return Status::InvalidArgument("token: larger than 4 KiB");
+  auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return Status::InvalidArgument("token: empty");
+  auto last = text.find_last_not_of(" \t\r\n");
+  std::string word = text.substr(first, last - first + 1);
+  bool visible = std::all_of(word.begin(), word.end(), [](unsigned char c) { return c > 0x20 && c < 0x7f; });
+  if (!visible) return Status::InvalidArgument("token: not one word of visible ASCII");
+  return Token(std::move(word));
+}
+
+Status ReportEnding(const ReportTarget& target, const PluginConfig& config, FailClass cls,
+                    const std::string& message) {
+  if (config.url) {
+    auto want = ParseUrl(*config.url);
+    auto got = ParseUrl(target.coordinator_url);
+    if (!want.ok() || !got.ok() || want->scheme != got->scheme || want->host != got->host ||
+        want->port != got->port) {
+      return Status::PermissionDenied("lease.json names a coordinator other than the site's url=");
+    }
+  }
+  ClientOptions o;
+  o.coordinator_url = target.coordinator_url;
+  o.token = target.token;
+  o.allow_insecure_http = config.allow_insecure_http;
+  o.connect_timeout = std::min<Millis>(Millis(2000), config.call_timeout);
+  o.call_timeout = config.call_timeout;
+  o.retry_budget = config.call_timeout * 2;
+  o.backoff.cap = Millis(1000);
+  o.user_agent = "spank_scimesh/0.1";
+  SCIMESH_ASSIGN_OR_RETURN(auto client, Client::Create(std::move(o)));
+  LeaseCall call;
+  call.lease_id = target.lease_id;
+  call.attempt = target.attempt;
+  call.worker_id = target.worker_id;
+  SCIMESH_ASSIGN_OR_RETURN(auto reply, client->Fail(call, cls, message));
+  if (reply.applied) return Status::Ok();
+  const Refusal& r = *reply.refusal;
+  if (r.reason == RefusalReason::kNotStarted) {
+    return Status::Conflict("fail refused with not_started (the lease was never started)");
+  }
+  LogInfo("lease " + target.lease_id + ": the outcome was already settled (" +
+          std::string(RefusalReasonName(r.reason)) + "); nothing more sent");
+  return Status::Ok();
+}
+
+}  // namespace scimesh::spank

@@ -1,0 +1,121 @@
+// The fail report for SLURM's endings, against a loopback fake coordinator.
+#include "plugin/ending_report.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace scimesh::spank {
+namespace {
+
+TEST(EndingReport, ClassesFollowTheEnding) {
+  EXPECT_EQ(FailClassFor(SlurmEnding::kCancelled), FailClass::kCancelled);
+  EXPECT_EQ(FailClassFor(SlurmEnding::kTimeLimit), FailClass::kPreempted);
+  EXPECT_EQ(FailClassFor(SlurmEnding::kPreempted), FailClass::kPreempted);
+  EXPECT_EQ(FailClassFor(SlurmEnding::kNodeFailure), FailClass::kNodeFailure);
+  EXPECT_FALSE(FailClassFor(SlurmEnding::kNone));
+}
+
+TEST(EndingReport, QueryWithoutSlurmIsUnavailableNotACrash) {
+  auto r = QueryJobEnding(1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kUnavailable);
+}
+
+TEST(EndingReport, TokenText) {
+  EXPECT_EQ(TokenFromText("  abc\n").value().secret(), "abc");
+  EXPECT_FALSE(TokenFromText("").ok());
+  EXPECT_FALSE(TokenFromText("a b").ok());
+  EXPECT_FALSE(TokenFromText(std::string(5000, 'a')).ok());
+}
+
+class FakeCoordinator {
+ public:
+  explicit FakeCoordinator(int status, std::string body) {
+    server_.Post(R"(/v1/api/steps/([^/]+)/fail)", [this, status, body](const httplib::Request& req,
+                                                                      httplib::Response& res) {
+      ++calls;
+      last_auth = req.get_header_value("Authorization");
+      last_body = req.body;
+      res.status = status;
+      res.set_content(body, "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    // stop() before the listen loop runs is lost and the join would hang:
+    // wait until it runs.
+    for (int i = 0; i < 5000 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~FakeCoordinator() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::atomic<int> calls{0};
+  std::string last_auth, last_body;
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+ReportTarget Target(const std::string& url) {
+  return {url, Token("tok-123"), "worker-1", "l_0c8e51d2a4b94f17", 2};
+}
+
+PluginConfig FastConfig() {
+  PluginConfig c;
+  c.call_timeout = std::chrono::milliseconds(1000);
+  return c;
+}
+
+TEST(EndingReport, SendsFailWithTheLeasesToken) {
+  FakeCoordinator fake(200, R"({"outcome": "failed", "requeued": true, "next_attempt_not_before": null})");
+  Status s = ReportEnding(Target(fake.url()), FastConfig(), FailClass::kCancelled, "SLURM ended job 7 (cancelled)");
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(fake.calls.load(), 1);
+  EXPECT_EQ(fake.last_auth, "Bearer tok-123");
+  EXPECT_NE(fake.last_body.find(R"("class":"cancelled")"), std::string::npos) << fake.last_body;
+  EXPECT_NE(fake.last_body.find(R"("worker_id":"worker-1")"), std::string::npos);
+  EXPECT_NE(fake.last_body.find(R"("attempt":2)"), std::string::npos);
+}
+
+TEST(EndingReport, SettledElsewhereIsSuccess) {
+  FakeCoordinator fake(409, R"({"error": "conflict", "reason": "fenced", "message": "superseded"})");
+  EXPECT_TRUE(ReportEnding(Target(fake.url()), FastConfig(), FailClass::kPreempted, "x").ok());
+  EXPECT_EQ(fake.calls.load(), 1);  // a 409 is never retried
+}
+
+TEST(EndingReport, NotStartedIsAnError) {
+  FakeCoordinator fake(409, R"({"error": "conflict", "reason": "not_started", "message": "no started"})");
+  EXPECT_FALSE(ReportEnding(Target(fake.url()), FastConfig(), FailClass::kCancelled, "x").ok());
+}
+
+TEST(EndingReport, OnlyTheSitesCoordinatorWhenUrlIsSet) {
+  FakeCoordinator fake(200, R"({"outcome": "failed", "requeued": true})");
+  PluginConfig c = FastConfig();
+  c.url = "http://127.0.0.1:1";
+  Status s = ReportEnding(Target(fake.url()), c, FailClass::kCancelled, "x");
+  EXPECT_EQ(s.code(), Code::kPermissionDenied);
+  EXPECT_EQ(fake.calls.load(), 0);
+}
+
+TEST(EndingReport, UnreachableCoordinatorGivesUpInBoundedTime) {
+  // A port nothing listens on: connection refused, retried within the budget.
+  httplib::Server probe;
+  int port = probe.bind_to_any_port("127.0.0.1");
+  probe.stop();
+  auto t0 = std::chrono::steady_clock::now();
+  Status s = ReportEnding(Target("http://127.0.0.1:" + std::to_string(port)), FastConfig(), FailClass::kCancelled,
+                          "x");
+  EXPECT_FALSE(s.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+}
+
+}  // namespace
+}  // namespace scimesh::spank

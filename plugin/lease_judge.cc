@@ -1,0 +1,60 @@
+// The watcher's decision on each read of the lease state file.
+#include "plugin/lease_judge.h"
+
+#include "protocol/cancellation.h"
+
+namespace scimesh::spank {
+
+LeaseJudge::LeaseJudge(std::string lease_id, int64_t attempt, std::string host, int64_t lease_ttl_ms,
+                       int64_t start_ms)
+    : lease_id_(std::move(lease_id)),
+      attempt_(attempt),
+      host_(std::move(host)),
+      ttl_ms_(lease_ttl_ms),
+      last_progress_ms_(start_ms) {}
+
+Judgement LeaseJudge::Unreadable(const std::string& cause, int64_t now_ms) const {
+  // A missing or torn file is not proof of loss; a whole TTL without a
+  // readable state is: nobody can be holding the lease for us.
+  if (now_ms - last_progress_ms_ > ttl_ms_) {
+    return {Judgement::Action::kCancel,
+            "no valid lease state for " + std::to_string(now_ms - last_progress_ms_) + " ms (" + cause + ")"};
+  }
+  return {};
+}
+
+Judgement LeaseJudge::Observe(const Result<LeaseState>& read, int64_t now_ms) {
+  if (!read.ok()) return Unreadable(read.status().message(), now_ms);
+  const LeaseState& s = read.value();
+  if (s.lease_id != lease_id_ || s.attempt != attempt_) {
+    return Unreadable("the state file names lease " + s.lease_id + " attempt " + std::to_string(s.attempt), now_ms);
+  }
+  if (s.seq != last_seq_) {
+    last_seq_ = s.seq;
+    last_progress_ms_ = now_ms;
+  }
+  switch (s.state) {
+    case LeaseHold::kLost:
+      return {Judgement::Action::kCancel,
+              "lease lost (" + std::string(s.reason ? CancelReasonName(*s.reason) : "unknown") + ", reported by " +
+                  s.holder + ")"};
+    case LeaseHold::kDone:
+      return {Judgement::Action::kStopWatching, "the lease's final report was accepted"};
+    case LeaseHold::kHeld:
+      break;
+  }
+  if (s.host == host_) {
+    if (now_ms > s.deadline_mono_ms) {
+      return {Judgement::Action::kCancel, "lease deadline passed " + std::to_string(now_ms - s.deadline_mono_ms) +
+                                              " ms ago without renewal (holder " + s.holder + ")"};
+    }
+    return {};
+  }
+  if (now_ms - last_progress_ms_ > ttl_ms_) {
+    return {Judgement::Action::kCancel, "lease state not renewed for " + std::to_string(now_ms - last_progress_ms_) +
+                                            " ms (holder " + s.holder + " on another host)"};
+  }
+  return {};
+}
+
+}  // namespace scimesh::spank

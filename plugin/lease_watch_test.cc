@@ -1,0 +1,167 @@
+// The watcher thread against a real lease state file and a fake step signaller.
+#include "plugin/lease_watch.h"
+
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "protocol/lease_state.h"
+#include "protocol/test_dir.h"
+
+namespace scimesh::spank {
+namespace {
+
+using namespace std::chrono_literals;
+
+int64_t NowMs() {
+  struct timespec ts {};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
+}
+
+std::string Host() {
+  char b[256] = {};
+  ::gethostname(b, sizeof b - 1);
+  return b;
+}
+
+struct Signals {
+  std::mutex mu;
+  std::vector<int> sent;
+  int failures_left = 0;
+  Status Send(int sig) {
+    std::lock_guard l(mu);
+    if (failures_left > 0) {
+      --failures_left;
+      return Status::Unavailable("slurmctld busy");
+    }
+    sent.push_back(sig);
+    return Status::Ok();
+  }
+  std::vector<int> Get() {
+    std::lock_guard l(mu);
+    return sent;
+  }
+  // Awaits `n` signals (a condition, not a sleep): fails after 10 s.
+  bool AwaitCount(size_t n) {
+    for (auto end = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < end;) {
+      if (Get().size() >= n) return true;
+      std::this_thread::sleep_for(5ms);
+    }
+    return false;
+  }
+};
+
+class LeaseWatchTest : public ::testing::Test {
+ protected:
+  void WriteState(LeaseHold hold, int64_t deadline_ms, std::optional<CancelReason> reason = {}) {
+    LeaseState s;
+    s.lease_id = "l_0c8e51d2a4b94f17";
+    s.attempt = 1;
+    s.holder = "rank0";
+    s.host = Host();
+    s.pid = 1;
+    s.state = hold;
+    s.reason = reason;
+    s.seq = ++seq_;
+    s.deadline_mono_ms = deadline_ms;
+    s.lease_expires_at = "2026-11-29T08:00:41.300Z";
+    ASSERT_TRUE(WriteLeaseState(dir_ / "lease.state", s).ok());
+  }
+  std::unique_ptr<LeaseWatch> Start(std::chrono::seconds grace) {
+    WatchSpec spec;
+    spec.lease_id = "l_0c8e51d2a4b94f17";
+    spec.attempt = 1;
+    spec.lease_ttl_ms = 30000;
+    spec.host = Host();
+    spec.owner = {::getuid(), ::getgid()};
+    spec.poll = 20ms;
+    spec.grace = grace;
+    spec.signal_retry_delay = 10ms;
+    auto dir = OpenOwnedDirectory(dir_.path(), spec.owner, "attempt directory");
+    EXPECT_TRUE(dir.ok());
+    auto w = LeaseWatch::Start(spec, std::move(dir).value(), [this](int sig) { return signals_.Send(sig); });
+    EXPECT_TRUE(w.ok());
+    return std::move(w).value();
+  }
+  TestDir dir_;
+  Signals signals_;
+  int64_t seq_ = 0;
+};
+
+TEST_F(LeaseWatchTest, HeldLeaseIsLeftAlone) {
+  WriteState(LeaseHold::kHeld, NowMs() + 60000);
+  auto w = Start(0s);
+  // Let it read the state several times, then stop it: nothing was sent.
+  WriteState(LeaseHold::kHeld, NowMs() + 60000);
+  EXPECT_TRUE(w->Stop(5s));
+  EXPECT_FALSE(w->cancelled());
+  EXPECT_TRUE(signals_.Get().empty());
+}
+
+TEST_F(LeaseWatchTest, LostLeaseSendsTermThenKillAfterTheGrace) {
+  WriteState(LeaseHold::kHeld, NowMs() + 60000);
+  auto w = Start(1s);
+  WriteState(LeaseHold::kLost, NowMs() + 60000, CancelReason::kFenced);
+  ASSERT_TRUE(signals_.AwaitCount(2));
+  EXPECT_EQ(signals_.Get(), (std::vector<int>{SIGTERM, SIGKILL}));
+  EXPECT_TRUE(w->cancelled());
+  EXPECT_NE(w->why().find("fenced"), std::string::npos);
+  EXPECT_GT(w->cancel_sent_ms(), 0);
+  EXPECT_TRUE(w->Stop(5s));
+}
+
+TEST_F(LeaseWatchTest, DeadlinePassedWithoutRenewalCancels) {
+  WriteState(LeaseHold::kHeld, NowMs() + 150);  // the holder hangs: never rewritten
+  auto w = Start(0s);
+  ASSERT_TRUE(signals_.AwaitCount(1));
+  EXPECT_EQ(signals_.Get(), (std::vector<int>{SIGKILL}));
+  EXPECT_NE(w->why().find("deadline"), std::string::npos);
+}
+
+TEST_F(LeaseWatchTest, StopDuringTheGraceKillsAtOnce) {
+  WriteState(LeaseHold::kLost, NowMs(), CancelReason::kRunTerminal);
+  auto w = Start(std::chrono::seconds(600));
+  ASSERT_TRUE(signals_.AwaitCount(1));
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(w->Stop(5s));  // the step ended on SIGTERM here; other nodes may not have
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  EXPECT_EQ(signals_.Get(), (std::vector<int>{SIGTERM, SIGKILL}));
+}
+
+TEST_F(LeaseWatchTest, SignalFailuresAreRetried) {
+  signals_.failures_left = 2;
+  WriteState(LeaseHold::kLost, NowMs(), CancelReason::kExpired);
+  auto w = Start(0s);
+  ASSERT_TRUE(signals_.AwaitCount(1));
+  EXPECT_EQ(signals_.Get(), (std::vector<int>{SIGKILL}));
+}
+
+TEST_F(LeaseWatchTest, DoneStopsWatchingWithoutSignals) {
+  WriteState(LeaseHold::kDone, 0);
+  auto w = Start(0s);
+  EXPECT_TRUE(w->Stop(5s));
+  EXPECT_FALSE(w->cancelled());
+  EXPECT_TRUE(signals_.Get().empty());
+}
+
+TEST_F(LeaseWatchTest, WatcherThreadBlocksSignals) {
+  // The watcher inherits a full mask while this thread's mask is restored.
+  sigset_t before, after;
+  pthread_sigmask(SIG_SETMASK, nullptr, &before);
+  WriteState(LeaseHold::kHeld, NowMs() + 60000);
+  auto w = Start(0s);
+  pthread_sigmask(SIG_SETMASK, nullptr, &after);
+  EXPECT_EQ(sigismember(&before, SIGUSR1), sigismember(&after, SIGUSR1));
+  EXPECT_TRUE(w->Stop(5s));
+}
+
+}  // namespace
+}  // namespace scimesh::spank

@@ -1,0 +1,43 @@
+// CancellationToken: one-way, first reason wins, waiters woken.
+#include "protocol/cancellation.h"
+
+namespace scimesh {
+
+std::string_view CancelReasonName(CancelReason reason) {
+  switch (reason) {
+    case CancelReason::kFenced: return "fenced";
+    case CancelReason::kRunTerminal: return "run_terminal";
+    case CancelReason::kExpired: return "expired";
+    case CancelReason::kNotStarted: return "not_started";
+    case CancelReason::kAlreadyApplied: return "already_applied";
+    case CancelReason::kShutdown: return "shutdown";
+  }
+  return "unknown";
+}
+
+void CancellationToken::Cancel(CancelReason reason) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (reason_) return;
+    reason_ = reason;
+  }
+  cv_.notify_all();
+}
+
+bool CancellationToken::cancelled() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reason_.has_value();
+}
+
+std::optional<CancelReason> CancellationToken::reason() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reason_;
+}
+
+bool CancellationToken::WaitUntil(MonoTime deadline) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_until(lock, deadline, [&] { return reason_.has_value(); });
+  return reason_.has_value();
+}
+
+}  // namespace scimesh

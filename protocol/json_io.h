@@ -1,0 +1,88 @@
+// JSON reading and writing helpers shared by the wire parsers: depth-limited
+// parsing, typed field access with field paths in errors, compact JSON text.
+//
+// Stateless functions and a non-owning view; thread-safe as long as the
+// underlying rapidjson values are not mutated concurrently.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "protocol/status.h"
+
+namespace scimesh {
+
+// Deepest nesting accepted from a peer. The coordinator refuses requests
+// deeper than 64; a lease wraps such values in a few more levels.
+inline constexpr int kMaxJsonDepth = 128;
+
+// Writer used for everything scimesh sends. Strings must be valid UTF-8:
+// free-form text (fail messages) is sanitised before it gets here.
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// The text a writer produced.
+inline std::string JsonText(const rapidjson::StringBuffer& buf) {
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+// Parses `text` (what: "claim response", used in errors). Fails with
+// kInvalidArgument on malformed JSON or nesting deeper than kMaxJsonDepth,
+// checked before parsing so hostile input cannot exhaust the stack.
+Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view what);
+
+// Compact JSON text of a value.
+std::string ToJsonText(const rapidjson::Value& value);
+
+// Re-serialises JSON text compactly; fails if it is not valid JSON.
+Result<std::string> CanonicalJson(std::string_view text, std::string_view what);
+
+// Writes already-validated JSON text as a value (from ToJsonText/CanonicalJson).
+void WriteRawJson(JsonWriter& w, std::string_view json_text);
+
+// Writes a string member; std::string_view keys and values.
+void WriteString(JsonWriter& w, std::string_view key, std::string_view value);
+void WriteInt(JsonWriter& w, std::string_view key, int64_t value);
+
+// A read-only view of a JSON object with the path used in error messages
+// ("leases[0].input_artifacts[1]"). Does not own the value.
+class JsonObject {
+ public:
+  // Fails unless `value` is an object.
+  static Result<JsonObject> Of(const rapidjson::Value& value, std::string path);
+
+  const std::string& path() const { return path_; }
+  std::string FieldPath(std::string_view name) const;
+  bool Has(const char* name) const;  // present and not null
+
+  Result<std::string> String(const char* name) const;
+  Result<std::optional<std::string>> OptString(const char* name) const;  // absent/null → nullopt
+  Result<int64_t> Int(const char* name) const;
+  Result<std::optional<int64_t>> OptInt(const char* name) const;
+  Result<bool> Bool(const char* name) const;
+  Result<JsonObject> Object(const char* name) const;
+  Result<const rapidjson::Value*> Array(const char* name) const;
+  // Any JSON value (required; may be null) as compact text.
+  Result<std::string> Raw(const char* name) const;
+  // Absent → nullopt; present (even null) → its text.
+  std::optional<std::string> OptRaw(const char* name) const;
+  // Present, an object, as compact text.
+  Result<std::string> RawObject(const char* name) const;
+
+ private:
+  JsonObject(const rapidjson::Value& v, std::string path) : v_(&v), path_(std::move(path)) {}
+  Result<const rapidjson::Value*> Required(const char* name) const;
+
+  const rapidjson::Value* v_;
+  std::string path_;
+};
+
+// Element path: "leases" + 2 → "leases[2]".
+std::string ElementPath(std::string_view array_path, size_t index);
+
+}  // namespace scimesh

@@ -1,0 +1,176 @@
+// JSON for the register call: the worker and the definitions it holds.
+#include "protocol/identifiers.h"
+#include "protocol/json_io.h"
+#include "protocol/wire_json.h"
+
+namespace scimesh {
+namespace {
+
+void WriteStep(JsonWriter& w, const StepDefinition& s) {
+  w.StartObject();
+  WriteString(w, "id", s.id);
+  w.Key("needs");
+  w.StartArray();
+  for (const auto& n : s.needs) w.String(n.data(), static_cast<rapidjson::SizeType>(n.size()));
+  w.EndArray();
+  if (s.input_json) {
+    w.Key("input");
+    WriteRawJson(w, *s.input_json);
+  }
+  if (s.resources) {
+    w.Key("resources");
+    w.StartObject();
+    WriteInt(w, "nodes", s.resources->nodes);
+    WriteInt(w, "ranks_per_node", s.resources->ranks_per_node);
+    WriteInt(w, "cpus_per_rank", s.resources->cpus_per_rank);
+    WriteInt(w, "gpus_per_rank", s.resources->gpus_per_rank);
+    w.EndObject();
+  }
+  if (s.walltime_s) WriteInt(w, "walltime_s", *s.walltime_s);
+  if (s.max_attempts) WriteInt(w, "max_attempts", *s.max_attempts);
+  if (s.delivery) WriteString(w, "delivery", DeliveryName(*s.delivery));
+  if (s.retry_on) {
+    w.Key("retry_on");
+    w.StartArray();
+    for (FailClass c : *s.retry_on) {
+      auto name = FailClassName(c);
+      w.String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
+Result<std::vector<std::string>> StringArray(const rapidjson::Value& a, const std::string& path) {
+  std::vector<std::string> out;
+  for (rapidjson::SizeType i = 0; i < a.Size(); ++i) {
+    if (!a[i].IsString()) return Status::InvalidArgument(ElementPath(path, i) + ": must be a string");
+    out.emplace_back(a[i].GetString(), a[i].GetStringLength());
+  }
+  return out;
+}
+
+Result<StepDefinition> StepFrom(const JsonObject& o) {
+  StepDefinition s;
+  SCIMESH_ASSIGN_OR_RETURN(s.id, o.String("id"));
+  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(s.id, o.FieldPath("id")));
+  if (o.Has("needs")) {
+    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* needs, o.Array("needs"));
+    SCIMESH_ASSIGN_OR_RETURN(s.needs, StringArray(*needs, o.FieldPath("needs")));
+  }
+  s.input_json = o.OptRaw("input");
+  if (o.Has("resources")) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject r, o.Object("resources"));
+    Resources res;
+    SCIMESH_ASSIGN_OR_RETURN(auto nodes, r.OptInt("nodes"));
+    SCIMESH_ASSIGN_OR_RETURN(auto rpn, r.OptInt("ranks_per_node"));
+    SCIMESH_ASSIGN_OR_RETURN(auto cpr, r.OptInt("cpus_per_rank"));
+    SCIMESH_ASSIGN_OR_RETURN(auto gpr, r.OptInt("gpus_per_rank"));
+    res.nodes = nodes.value_or(1);
+    res.ranks_per_node = rpn.value_or(1);
+    res.cpus_per_rank = cpr.value_or(1);
+    res.gpus_per_rank = gpr.value_or(0);
+    s.resources = res;
+  }
+  SCIMESH_ASSIGN_OR_RETURN(s.walltime_s, o.OptInt("walltime_s"));
+  SCIMESH_ASSIGN_OR_RETURN(s.max_attempts, o.OptInt("max_attempts"));
+  SCIMESH_ASSIGN_OR_RETURN(auto delivery, o.OptString("delivery"));
+  if (delivery) {
+    auto d = ParseDelivery(*delivery);
+    if (!d) return Status::InvalidArgument(o.FieldPath("delivery") + ": unknown '" + *delivery + "'");
+    s.delivery = *d;
+  }
+  if (o.Has("retry_on")) {
+    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* a, o.Array("retry_on"));
+    SCIMESH_ASSIGN_OR_RETURN(auto names, StringArray(*a, o.FieldPath("retry_on")));
+    std::vector<FailClass> classes;
+    for (size_t i = 0; i < names.size(); ++i) {
+      auto c = ParseFailClass(names[i]);
+      if (!c) return Status::InvalidArgument(ElementPath(o.FieldPath("retry_on"), i) + ": unknown class");
+      classes.push_back(*c);
+    }
+    s.retry_on = std::move(classes);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string SerializeRegisterRequest(const RegisterRequest& r) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  WriteString(w, "worker_id", r.worker_id);
+  WriteString(w, "host", r.host);
+  WriteString(w, "version", r.version);
+  WriteInt(w, "concurrency", r.concurrency);
+  w.Key("definitions");
+  w.StartArray();
+  for (const auto& d : r.definitions) {
+    w.StartObject();
+    WriteString(w, "workflow", d.workflow);
+    WriteString(w, "version", d.version);
+    w.Key("steps");
+    w.StartArray();
+    for (const auto& s : d.steps) WriteStep(w, s);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return JsonText(buf);
+}
+
+Result<RegisterRequest> ParseRegisterRequest(std::string_view json) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "register request"));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
+  RegisterRequest r;
+  SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
+  SCIMESH_RETURN_IF_ERROR(CheckWorkerId(r.worker_id, "worker_id"));
+  SCIMESH_ASSIGN_OR_RETURN(r.host, o.String("host"));
+  SCIMESH_ASSIGN_OR_RETURN(r.version, o.String("version"));
+  SCIMESH_ASSIGN_OR_RETURN(r.concurrency, o.Int("concurrency"));
+  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* defs, o.Array("definitions"));
+  for (rapidjson::SizeType i = 0; i < defs->Size(); ++i) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject d, JsonObject::Of((*defs)[i], ElementPath("definitions", i)));
+    WorkflowDefinition def;
+    SCIMESH_ASSIGN_OR_RETURN(def.workflow, d.String("workflow"));
+    SCIMESH_ASSIGN_OR_RETURN(def.version, d.String("version"));
+    SCIMESH_RETURN_IF_ERROR(CheckIdentifier(def.workflow, d.FieldPath("workflow")));
+    SCIMESH_RETURN_IF_ERROR(CheckIdentifier(def.version, d.FieldPath("version")));
+    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* steps, d.Array("steps"));
+    for (rapidjson::SizeType j = 0; j < steps->Size(); ++j) {
+      SCIMESH_ASSIGN_OR_RETURN(JsonObject so, JsonObject::Of((*steps)[j], ElementPath(d.FieldPath("steps"), j)));
+      SCIMESH_ASSIGN_OR_RETURN(StepDefinition step, StepFrom(so));
+      def.steps.push_back(std::move(step));
+    }
+    r.definitions.push_back(std::move(def));
+  }
+  return r;
+}
+
+std::string SerializeRegisterResponse(const RegisterResponse& r) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  WriteString(w, "worker_id", r.worker_id);
+  WriteInt(w, "lease_ttl_ms", r.lease_ttl_ms);
+  WriteInt(w, "heartbeat_ms", r.heartbeat_ms);
+  w.EndObject();
+  return JsonText(buf);
+}
+
+Result<RegisterResponse> ParseRegisterResponse(std::string_view json) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "register response"));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
+  RegisterResponse r;
+  SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
+  SCIMESH_ASSIGN_OR_RETURN(r.lease_ttl_ms, o.Int("lease_ttl_ms"));
+  SCIMESH_ASSIGN_OR_RETURN(r.heartbeat_ms, o.Int("heartbeat_ms"));
+  if (r.lease_ttl_ms < 1 || r.heartbeat_ms < 1) {
+    return Status::InvalidArgument("register response: lease_ttl_ms and heartbeat_ms must be positive");
+  }
+  return r;
+}
+
+}  // namespace scimesh

@@ -1,0 +1,37 @@
+// The bearer token: loaded from SCIMESH_TOKEN_FILE or SCIMESH_TOKEN, never
+// from argv, never printed.
+//
+// A Token is a copyable value. It has no stream operator on purpose; the only
+// way to the secret is secret(), used to build the Authorization header.
+// Loading a token registers it with the log redactor (protocol/log.h), so it
+// cannot reach any scimesh log line even by accident.
+#pragma once
+
+#include <string>
+
+#include "protocol/status.h"
+
+namespace scimesh {
+
+class Token {
+ public:
+  Token() = default;
+  // Registers `secret` with the log redactor.
+  explicit Token(std::string secret);
+
+  bool empty() const { return secret_.empty(); }
+  const std::string& secret() const { return secret_; }
+
+ private:
+  std::string secret_;
+};
+
+// Reads a token file: a regular file not readable or writable by group or
+// others (chmod 600), at most 4 KiB, one token of visible ASCII, surrounding
+// whitespace ignored. Errors name the variable, not the path.
+Result<Token> LoadTokenFile(const std::string& path);
+
+// SCIMESH_TOKEN_FILE if set (preferred), else SCIMESH_TOKEN; kNotFound if neither.
+Result<Token> LoadTokenFromEnvironment();
+
+}  // namespace scimesh

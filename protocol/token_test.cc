@@ -1,0 +1,71 @@
+// Loading the token: a 0600 file or the environment, validated.
+#include "protocol/token.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#include "protocol/log.h"
+#include "protocol/test_dir.h"
+
+namespace scimesh {
+namespace {
+
+class TokenTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    ::unsetenv("SCIMESH_TOKEN_FILE");
+    ::unsetenv("SCIMESH_TOKEN");
+  }
+  std::string WriteTokenFile(const std::string& content, mode_t mode) {
+    const std::string p = dir_ / "token";
+    TestDir::Write(p, content);
+    ::chmod(p.c_str(), mode);
+    return p;
+  }
+  TestDir dir_;
+};
+
+TEST_F(TokenTest, ReadsA0600FileAndTrimsIt) {
+  auto t = LoadTokenFile(WriteTokenFile("  abc.DEF-123\n", 0600));
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->secret(), "abc.DEF-123");
+}
+
+TEST_F(TokenTest, RefusesAFileOthersCanRead) {
+  for (mode_t mode : {0644, 0640, 0604, 0660}) {
+    auto t = LoadTokenFile(WriteTokenFile("abc", mode));
+    ASSERT_FALSE(t.ok()) << std::oct << mode;
+    EXPECT_EQ(t.status().code(), Code::kPermissionDenied);
+    // The error names the variable, never the path.
+    EXPECT_EQ(t.status().message().find(dir_.path()), std::string::npos);
+  }
+}
+
+TEST_F(TokenTest, RefusesEmptyMultiWordAndControlCharacters) {
+  EXPECT_FALSE(LoadTokenFile(WriteTokenFile("\n\n", 0600)).ok());
+  EXPECT_FALSE(LoadTokenFile(WriteTokenFile("abc def", 0600)).ok());
+  EXPECT_FALSE(LoadTokenFile(WriteTokenFile("abc\r\nX-Injected: 1", 0600)).ok());
+  EXPECT_FALSE(LoadTokenFile(dir_ / "missing").ok());
+}
+
+TEST_F(TokenTest, EnvironmentPrefersTheFile) {
+  ::setenv("SCIMESH_TOKEN", "from-env", 1);
+  EXPECT_EQ(LoadTokenFromEnvironment()->secret(), "from-env");
+  ::setenv("SCIMESH_TOKEN_FILE", WriteTokenFile("from-file", 0600).c_str(), 1);
+  EXPECT_EQ(LoadTokenFromEnvironment()->secret(), "from-file");
+  ::unsetenv("SCIMESH_TOKEN_FILE");
+  ::unsetenv("SCIMESH_TOKEN");
+  EXPECT_EQ(LoadTokenFromEnvironment().status().code(), Code::kNotFound);
+}
+
+TEST_F(TokenTest, ALoadedTokenIsRedactedFromLogs) {
+  auto t = LoadTokenFile(WriteTokenFile("tok-loaded-6b1e", 0600));
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(log::Redact("key tok-loaded-6b1e was refused"), "key [redacted] was refused");
+}
+
+}  // namespace
+}  // namespace scimesh

@@ -1,0 +1,115 @@
+# Shared helpers for the system tests in tests/*/ (bash). Source it, then call
+# harness_init NAME. It gives each test a work directory visible to every dev
+# cluster node (never /tmp), a real coordinator on an ephemeral loopback
+# port, keys in 0600 files, and cleanup on exit -- also on failure.
+#
+# Needs: SCIMESH_COORDINATOR_BIN (and the other *_BIN the test uses), set by CTest.
+
+set -euo pipefail
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "--- $*"; }
+
+harness_init() {
+  local name=$1
+  : "${SCIMESH_COORDINATOR_BIN:?set by CTest}"
+  : "${SCIMESH_TEST_WORK:?set by CTest}"
+  WORK=$SCIMESH_TEST_WORK/$name
+  rm -rf "$WORK"
+  mkdir -p "$WORK"
+  CLEANUP_PIDS=()
+  CLEANUP_CMDS=()  # shell commands run first at exit (e.g. "scancel 42")
+  trap harness_cleanup EXIT
+}
+
+harness_cleanup() {
+  local rc=$?
+  local pid cmd
+  for cmd in "${CLEANUP_CMDS[@]:-}"; do
+    [[ -n $cmd ]] && eval "$cmd" >/dev/null 2>&1 || true
+  done
+  for pid in "${CLEANUP_PIDS[@]:-}"; do
+    [[ -n $pid ]] && kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${CLEANUP_PIDS[@]:-}"; do
+    [[ -n $pid ]] && wait "$pid" 2>/dev/null || true
+  done
+  if [[ $rc != 0 && -d ${WORK:-} ]]; then
+    echo "--- logs of the failed test (last lines)" >&2
+    local f
+    for f in "$WORK"/*.log; do
+      [[ -f $f ]] || continue
+      echo "=== $(basename "$f")" >&2
+      tail -n 25 "$f" >&2
+    done
+  fi
+  exit $rc
+}
+
+# coordinator_start [serve flags...]: starts the coordinator on 127.0.0.1:0
+# with worker and execute keys; exports SCIMESH_URL, WORKER_TOKEN_FILE,
+# EXEC_TOKEN_FILE and COORDINATOR_PID.
+coordinator_start() {
+  local keys=$WORK/keys
+  if [[ ! -f $keys ]]; then
+    "$SCIMESH_COORDINATOR_BIN" keys add worker --scope worker --keys "$keys" --secret-out "$WORK/worker.token" >/dev/null
+    "$SCIMESH_COORDINATOR_BIN" keys add exec --scope execute --keys "$keys" --secret-out "$WORK/exec.token" >/dev/null
+    # curl reads the header from a 0600 file: the token never appears in argv.
+    (umask 077; printf 'Authorization: Bearer %s\n' "$(<"$WORK/exec.token")" >"$WORK/exec.header")
+  fi
+  rm -f "$WORK/port"
+  "$SCIMESH_COORDINATOR_BIN" serve --db "$WORK/coordinator.db" --listen 127.0.0.1:0 --port-file "$WORK/port" \
+    --keys "$keys" "$@" >>"$WORK/coordinator.log" 2>&1 &
+  COORDINATOR_PID=$!
+  CLEANUP_PIDS+=("$COORDINATOR_PID")
+  local i
+  for i in $(seq 100); do
+    [[ -s $WORK/port ]] && break
+    kill -0 "$COORDINATOR_PID" 2>/dev/null || fail "the coordinator exited at start"
+    sleep 0.1
+  done
+  [[ -s $WORK/port ]] || fail "the coordinator did not start listening"
+  export SCIMESH_URL=http://127.0.0.1:$(<"$WORK/port")
+  export WORKER_TOKEN_FILE=$WORK/worker.token EXEC_TOKEN_FILE=$WORK/exec.token
+}
+
+coordinator_stop() {
+  kill "$COORDINATOR_PID" 2>/dev/null || true
+  wait "$COORDINATOR_PID" 2>/dev/null || true
+}
+
+# api METHOD PATH [curl args...]: a run-API call with the execute key; prints the body.
+api() {
+  local method=$1 path=$2
+  shift 2
+  curl -sS -X "$method" -H @"$WORK/exec.header" \
+    -H 'Content-Type: application/json' "$SCIMESH_URL/v1/api$path" "$@"
+}
+
+# run_start WORKFLOW INPUT_JSON: prints the run id.
+run_start() {
+  api POST /runs -d "{\"workflow\":\"$1\",\"input\":$2}" | jq -er .run_id
+}
+
+run_status() { api GET "/runs/$1" | jq -r .status; }
+
+# wait_run RUN_ID TIMEOUT_S: waits for a terminal status; prints it.
+wait_run() {
+  local run=$1 deadline=$((SECONDS + $2)) status
+  while ((SECONDS < deadline)); do
+    status=$(run_status "$run")
+    case $status in completed|failed|timed_out|cancelled) echo "$status"; return 0 ;; esac
+    sleep 0.3
+  done
+  echo "timeout($status)"
+}
+
+# wait_for DESCRIPTION TIMEOUT_S COMMAND...: polls COMMAND until it succeeds.
+wait_for() {
+  local what=$1 deadline=$((SECONDS + $2))
+  shift 2
+  until "$@"; do
+    ((SECONDS < deadline)) || fail "timed out waiting for: $what"
+    sleep 0.2
+  done
+}

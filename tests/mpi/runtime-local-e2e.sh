@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# System test of the MPI runtime, driven the way users run it: coordinator +
+# scimesh-launch (local backend, real mpirun). The same small step in C, C++
+# and Fortran completes with 2 ranks; an unmodified MPI program completes
+# under scimesh-rank, and one whose rank 1 dies of SIGSEGV fails with the
+# signal named; a run cancelled mid-step reaches every rank's cancelled()
+# (the time from the refused heartbeat to the last rank is printed).
+source "$(dirname "$0")/../lib/harness.sh"
+harness_init mpi-runtime-local
+coordinator_start --lease-ttl-ms 4000 --heartbeat-ms 300 --grace-ms 1000 --retry-base-ms 100
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+
+pair='"resources": {"nodes": 1, "ranks_per_node": 2}, "max_attempts": 1'
+cat >"$WORK/defs.json" <<JSON
+{"workflows": [
+  {"workflow": "rt", "version": "1", "steps": [
+    {"id": "c", "input": {"terms": 1000}, $pair, "run": {"argv": ["$SCIMESH_STEP_C_BIN"], "native": true}},
+    {"id": "cxx", "input": {"terms": 1000}, $pair, "run": {"argv": ["$SCIMESH_STEP_CXX_BIN"], "native": true}},
+    {"id": "fortran", "input": {"terms": 1000}, $pair, "run": {"argv": ["$SCIMESH_STEP_FORTRAN_BIN"], "native": true}},
+    {"id": "wrapped", $pair, "run": {"argv": ["$SCIMESH_CRASH_RANK_BIN"]}}]},
+  {"workflow": "rtcrash", "version": "1", "steps": [
+    {"id": "crash", $pair, "run": {"argv": ["$SCIMESH_CRASH_RANK_BIN"], "env": {"CRASH_RANK": "1"}}}]},
+  {"workflow": "rtcancel", "version": "1", "steps": [
+    {"id": "wait", "input": {"wait_for_cancel": true}, $pair, "run": {"argv": ["$SCIMESH_STEP_C_BIN"], "native": true}}]}
+]}
+JSON
+
+SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE "$SCIMESH_LAUNCH_BIN" --definitions "$WORK/defs.json" --backend local \
+  --spool "$WORK/spool" --events "$WORK/events.jsonl" --idle-exit 5 --wait-ms 1000 --kill-grace 3 \
+  >"$WORK/launcher.log" 2>&1 &
+launcher=$!
+CLEANUP_PIDS+=("$launcher")
+
+registered() { api POST /runs -o "$WORK/r1.json" -w '%{http_code}' -d '{"workflow":"rt","input":{}}' | grep -q 201; }
+wait_for "the launcher registered" 20 registered
+r1=$(jq -r .run_id "$WORK/r1.json")
+r2=$(run_start rtcrash '{}')
+r3=$(run_start rtcancel '{}')
+
+# --- cancellation: wait until rank 0 holds the lease, then cancel the run ---
+state_of_wait() { find "$WORK/spool/$r3/wait" -name lease.state 2>/dev/null | head -n1; }
+held_by_rank0() { local f; f=$(state_of_wait); [[ -n $f ]] && jq -e '.holder=="rank0" and .state=="held"' "$f" >/dev/null; }
+wait_for "rank 0 holds the wait step's lease" 60 held_by_rank0
+api POST "/runs/$r3/cancel" -d '{}' >/dev/null
+out=$(dirname "$(state_of_wait)")/step.out
+two_ranks_cancelled() { [[ $(grep -c 'cancelled=1' "$out" 2>/dev/null) == 2 ]]; }
+wait_for "both ranks saw the cancellation" 30 two_ranks_cancelled
+jq -e '.state=="lost" and .reason=="run_terminal"' "$(state_of_wait)" >/dev/null ||
+  fail "lease.state does not say lost: run_terminal: $(cat "$(state_of_wait)")"
+cancelled_at=$(api GET "/runs/$r3/journal" | jq -r '.events[] | select(.type=="run_cancelled") | .at')
+last_rank=$(sed -n 's/.*cancelled=1 at \([0-9.]*\)/\1/p' "$out" | sort -n | tail -n1)
+note "cancellation: run cancelled -> last rank saw it: $(awk -v a="$(date -d "$cancelled_at" +%s.%N)" -v b="$last_rank" \
+  'BEGIN{printf "%.0f ms (includes up to one heartbeat interval, 300 ms)", (b-a)*1000}')"
+
+for r in "$r1" "$r2" "$r3"; do echo "$(wait_run "$r" 120)" >"$WORK/status-$r"; done
+[[ $(<"$WORK/status-$r1") == completed ]] || fail "rt run: $(<"$WORK/status-$r1"): $(api GET /runs/$r1)"
+[[ $(<"$WORK/status-$r2") == failed ]] || fail "rtcrash should fail"
+[[ $(<"$WORK/status-$r3") == cancelled ]] || fail "rtcancel should be cancelled"
+
+show=$(api GET "/runs/$r1")
+for lang in c cxx fortran; do
+  sum=$(jq -r ".steps[] | select(.step_id==\"$lang\") | .output.sum" <<<"$show")
+  ranks=$(jq -r ".steps[] | select(.step_id==\"$lang\") | .output.ranks" <<<"$show")
+  note "$lang step: sum $sum over $ranks ranks"
+  [[ $sum == 500500 && $ranks == 2 ]] || fail "$lang step output is wrong: $show"
+done
+[[ $(jq -r '.steps[] | select(.step_id=="wrapped") | .output.ranks' <<<"$show") == 2 ]] || fail "wrapped program output"
+msg=$(api GET "/runs/$r2" | jq -r '.steps[0].attempts[-1].error.message')
+note "crash step failed with: $msg"
+[[ $msg == *"signal 11"* ]] || fail "the crash's fail message does not name the signal: $msg"
+
+# The cancelled attempt: nothing was written for it after the cancel.
+journal=$(api GET "/runs/$r3/journal")
+! jq -e '.events[] | select(.type=="attempt_completed" or .type=="attempt_failed")' <<<"$journal" >/dev/null ||
+  fail "an outcome was recorded for the cancelled attempt"
+# One heartbeat stream per step: while rank 0 held the long step's lease,
+# the launcher's own heartbeats paused.
+wait_lease=$(jq -r .lease_id "$(state_of_wait)")
+grep -E "lease $wait_lease: (rank 0 holds the lease now|rank0 holds it now; pausing)" "$WORK/launcher.log" >/dev/null ||
+  fail "the launcher did not hand lease $wait_lease to rank 0"
+wait "$launcher" || fail "the launcher exited non-zero"
+note "MPI runtime end-to-end: OK"

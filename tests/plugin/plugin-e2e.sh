@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# System tests of spank_scimesh.so on the dev cluster (n1, n2). One scenario
+# per run: untouched | bad_option | bad_args | fenced | hung | scancel | bench.
+# Leases are claimed with curl from a real coordinator; this script plays the
+# heartbeating rank 0 by writing the lease state file itself, so it controls
+# when a lease is lost or stops being renewed.
+set -euo pipefail
+scenario=${1:?usage: plugin-e2e.sh SCENARIO}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/harness.sh
+source "$repo/tests/lib/harness.sh"
+eval "$("$repo/scripts/dev-cluster" env)"
+: "${SCIMESH_SPANK_PLUGIN_BIN:?set by CTest}" "${SCIMESH_LEASE_STATE_BIN:?set by CTest}"
+STATE_TOOL=$SCIMESH_LEASE_STATE_BIN
+PLUGSTACK=$SCIMESH_CLUSTER_DIR/etc/plugstack.conf
+WORKER_ID=w-plugin-test
+
+harness_init "plugin-$scenario"
+cp "$PLUGSTACK" "$WORK/plugstack.conf.saved"
+cleanup() {
+  local rc=$?
+  cp "$WORK/plugstack.conf.saved" "$PLUGSTACK"   # never leave the cluster with our config
+  if [[ -n ${JOB_IDS:-} ]]; then scancel $JOB_IDS 2>/dev/null || true; fi
+  (exit $rc)
+  harness_cleanup
+}
+trap cleanup EXIT
+JOB_IDS=
+
+# plugin_config ARGS...: this build's plugin with ARGS, for the steps started from now on.
+plugin_config() { echo "optional $SCIMESH_SPANK_PLUGIN_BIN $*" >"$PLUGSTACK"; }
+
+now_ms() { "$STATE_TOOL" now; }
+
+nodes_not_drained() {
+  local states
+  states=$(sinfo -h -N -o '%N %t' | sort -u)
+  if grep -qE 'drain|down|fail' <<<"$states"; then fail "a node is drained or down: $states"; fi
+}
+
+wait_nodes_idle() {
+  local deadline=$((SECONDS + 30))
+  until [[ $(sinfo -h -N -o '%t' | sort -u) == idle ]]; do
+    nodes_not_drained
+    ((SECONDS < deadline)) || fail "nodes not idle: $(sinfo -h -N -o '%N %t' | tr '\n' ' ')"
+    sleep 0.2
+  done
+}
+
+# lease_claim: registers, starts a run, claims it and sends started; writes
+# $WORK/attempt/lease.json; sets RUN, LEASE, ATTEMPT_DIR.
+lease_claim() {
+  (umask 077; printf 'Authorization: Bearer %s\n' "$(<"$WORKER_TOKEN_FILE")" >"$WORK/worker.header")
+  wapi() {
+    curl -sS -X POST -H @"$WORK/worker.header" -H 'Content-Type: application/json' "$SCIMESH_URL/v1/api$1" -d "$2"
+  }
+  wapi /workers/register "{\"worker_id\":\"$WORKER_ID\",\"host\":\"test\",\"version\":\"t\",\"concurrency\":1,
+    \"definitions\":[{\"workflow\":\"plugin-test\",\"version\":\"1\",\"steps\":[{\"id\":\"solve\"}]}]}" >/dev/null
+  RUN=$(run_start plugin-test '{}')
+  wapi /steps/claim "{\"worker_id\":\"$WORKER_ID\",\"max\":1,\"wait_ms\":2000,\"run_id\":\"$RUN\"}" >"$WORK/claim.json"
+  LEASE=$(jq -er '.leases[0].lease_id' "$WORK/claim.json")
+  wapi "/steps/$LEASE/started" "{\"worker_id\":\"$WORKER_ID\",\"attempt\":1}" | jq -e .lease_expires_at >/dev/null
+  ATTEMPT_DIR=$WORK/attempt
+  mkdir -p "$ATTEMPT_DIR/pids"
+  chmod 700 "$ATTEMPT_DIR"
+  (umask 077; jq --arg u "$SCIMESH_URL" '.leases[0] + {coordinator_url: $u}' "$WORK/claim.json" >"$ATTEMPT_DIR/lease.json")
+}
+
+write_state() { "$STATE_TOOL" write "$ATTEMPT_DIR" "$LEASE" 1 "$@"; }
+
+# Tasks record their pid per node and rank, then sleep (the "body").
+TASK='echo $$ >"$0/pids/$(hostname).$SLURM_PROCID"; exec sleep 300'
+
+await_tasks() {  # N: waits for N pid files
+  wait_for "$1 tasks running" 30 bash -c "(( \$(ls '$ATTEMPT_DIR/pids' | wc -l) >= $1 ))"
+}
+
+alive() {  # PID: alive and not a zombie
+  local st
+  st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ $st != Z ]]
+}
+
+any_task_alive() {
+  local f
+  for f in "$ATTEMPT_DIR"/pids/*; do alive "$(<"$f")" && return 0; done
+  return 1
+}
+
+# One fenced step: the run is cancelled, the next heartbeat is refused and the
+# state file says lost. Sets LAST_MS: from the refused heartbeat to the last
+# rank dead. Leaves srun's stderr in $WORK/srun.err.
+fenced_once() {
+  lease_claim
+  write_state "$(hostname)" held 1 20000
+  srun -N2 -n4 --scimesh-lease="$ATTEMPT_DIR" bash -c "$TASK" "$ATTEMPT_DIR" >"$WORK/srun.out" 2>"$WORK/srun.err" &
+  local srun_pid=$! seq=1 code
+  await_tasks 4
+  grep -q '^n1\.' <(ls "$ATTEMPT_DIR/pids") && grep -q '^n2\.' <(ls "$ATTEMPT_DIR/pids") ||
+    fail "tasks not on both nodes: $(ls "$ATTEMPT_DIR/pids" | tr '\n' ' ')"
+  # The heartbeater (rank 0's part): beat, keep the state, stop at the refusal.
+  api POST "/runs/$RUN/cancel" -d '{}' | jq -e '.status == "cancelled"' >/dev/null || fail "run cancel refused"
+  code=$(curl -sS -o "$WORK/hb.json" -w '%{http_code}' -X POST -H @"$WORK/worker.header" \
+    -H 'Content-Type: application/json' "$SCIMESH_URL/v1/api/steps/$LEASE/heartbeat" \
+    -d "{\"worker_id\":\"$WORKER_ID\",\"attempt\":1}")
+  [[ $code == 409 ]] || fail "heartbeat after cancel answered $code"
+  local reason lost_at dead_at
+  reason=$(jq -r .reason "$WORK/hb.json")
+  seq=$((seq + 1))
+  write_state "$(hostname)" "lost:$reason" "$seq" 0
+  lost_at=$(now_ms)
+  local deadline=$((SECONDS + 60))
+  while any_task_alive; do
+    ((SECONDS < deadline)) || fail "tasks still alive 60 s after the lease was lost"
+    sleep 0.01
+  done
+  dead_at=$(now_ms)
+  wait "$srun_pid" || true
+  LAST_MS=$((dead_at - lost_at))
+}
+
+case $scenario in
+  untouched)
+    coordinator_start
+    plugin_config grace_s=1 poll_ms=50
+    note "a step without the option runs as if the plugin were absent"
+    out=$(srun -N2 -n2 bash -c 'echo "$(hostname) ok"' 2>"$WORK/srun.err") || fail "srun failed: $(cat "$WORK/srun.err")"
+    [[ $(sort <<<"$out" | tr '\n' ' ') == "n1 ok n2 ok " ]] || fail "unexpected output: $out"
+    grep -q scimesh "$WORK/srun.err" && fail "the plugin spoke to a step without the option: $(cat "$WORK/srun.err")"
+    note "--help shows the option"
+    for cmd in srun sbatch salloc; do
+      help=$($cmd --help 2>&1 || true)  # captured first: grep -q would cut the pipe
+      grep -q -- '--scimesh-lease=DIR|LEASE' <<<"$help" || fail "$cmd --help does not show --scimesh-lease"
+    done
+    wait_nodes_idle
+    ;;
+
+  bad_option)
+    coordinator_start
+    plugin_config grace_s=1
+    for bad in relative/dir /a/../b l_nothex; do
+      note "srun --scimesh-lease=$bad"
+      if srun -N1 --scimesh-lease="$bad" true 2>"$WORK/err"; then
+        fail "srun accepted --scimesh-lease=$bad"
+      fi
+      grep -q 'spank_scimesh: --scimesh-lease:' "$WORK/err" || fail "no clear error: $(cat "$WORK/err")"
+      note "sbatch --scimesh-lease=$bad"
+      if sbatch -N1 --scimesh-lease="$bad" --wrap true >"$WORK/out" 2>"$WORK/err"; then
+        JOB_IDS+=" $(awk '{print $4}' "$WORK/out")"
+        fail "sbatch accepted --scimesh-lease=$bad"
+      fi
+      grep -q 'spank_scimesh: --scimesh-lease:' "$WORK/err" || fail "no clear error: $(cat "$WORK/err")"
+    done
+    note "the environment fallback is checked too (an error; SLURM runs an optional plugin's step anyway, unwatched)"
+    SCIMESH_LEASE=not/absolute srun -N1 true 2>"$WORK/err" || true
+    grep -q 'spank_scimesh: SCIMESH_LEASE: must be an absolute' "$WORK/err" || fail "no clear error: $(cat "$WORK/err")"
+    grep -q 'spank_scimesh: step runs unwatched' "$WORK/err" || fail "slurmstepd did not say so: $(cat "$WORK/err")"
+    note "require=1: a directory without a lease is refused before anything runs"
+    plugin_config require=1
+    mkdir -p "$WORK/empty"
+    srun -N1 --scimesh-lease="$WORK/empty" true 2>"$WORK/err" && fail "srun accepted a directory without lease.json"
+    grep -q 'lease.json: does not exist' "$WORK/err" || fail "no clear error: $(cat "$WORK/err")"
+    wait_nodes_idle
+    ;;
+
+  bad_args)
+    coordinator_start
+    plugin_config grace_s=1 colour=blue
+    note "bad plugstack arguments: steps without the option run, batch too"
+    srun -N2 -n2 true 2>"$WORK/err" || fail "srun failed under a misconfigured plugin: $(cat "$WORK/err")"
+    job=$(sbatch --parsable -N2 -o "$WORK/batch.out" --wrap 'srun -N2 -n2 true && echo done')
+    JOB_IDS+=" $job"
+    wait_for "the batch job to end" 60 bash -c "! squeue -h -j $job 2>/dev/null | grep -q ."
+    grep -q done "$WORK/batch.out" || fail "batch job did not finish: $(cat "$WORK/batch.out")"
+    note "a user of the option is told the site configuration is invalid"
+    lease_claim
+    srun -N1 --scimesh-lease="$ATTEMPT_DIR" true 2>"$WORK/err" && fail "srun ran a lease step under a broken config"
+    grep -q "configuration is invalid (unknown argument 'colour'" "$WORK/err" || fail "unclear: $(cat "$WORK/err")"
+    note "slurmd logged the refusal, and no node drained"
+    grep -q "spank_scimesh: invalid plugstack arguments, plugin disabled: unknown argument 'colour'" \
+      "$SCIMESH_CLUSTER_DIR"/log/slurmd-n*.log || fail "no log line in slurmd logs"
+    wait_nodes_idle
+    ;;
+
+  fenced)
+    coordinator_start --lease-ttl-ms 20000 --heartbeat-ms 5000
+    plugin_config grace_s=2 poll_ms=50
+    fenced_once
+    note "lease loss -> last rank dead on both nodes: $LAST_MS ms"
+    any_task_alive && fail "a task survived"
+    grep -q 'CANCELLED' "$WORK/srun.err" || fail "the step was not cancelled: $(cat "$WORK/srun.err")"
+    note "no further writes for the lease: the plugin sent nothing after the loss"
+    api GET "/runs/$RUN/journal" >"$WORK/journal.json"
+    jq -e '[.events[] | select(.type == "attempt_failed")] | length == 0' "$WORK/journal.json" >/dev/null ||
+      fail "something reported the lost lease: $(cat "$WORK/journal.json")"
+    grep -q "cancelling the step of lease $LEASE: lease lost (run_terminal" "$SCIMESH_CLUSTER_DIR"/log/slurmd-n1.log ||
+      fail "slurmd log does not say why the step was cancelled"
+    wait_nodes_idle
+    ;;
+
+  hung)
+    coordinator_start --lease-ttl-ms 20000 --heartbeat-ms 5000
+    plugin_config grace_s=1 poll_ms=50
+    lease_claim
+    note "rank 0 hangs: the state file says held but is never renewed past its deadline"
+    write_state n1 held 1 3000
+    start=$SECONDS
+    srun -N2 -n4 --scimesh-lease="$ATTEMPT_DIR" bash -c "$TASK" "$ATTEMPT_DIR" 2>"$WORK/srun.err" &&
+      fail "the step of a hung lease completed"
+    ((SECONDS - start < 25)) || fail "the step ran $((SECONDS - start)) s (deadline 3 s)"
+    any_task_alive && fail "a task survived"
+    grep -q "lease deadline passed" "$SCIMESH_CLUSTER_DIR"/log/slurmd-n1.log || fail "no reason logged"
+    wait_nodes_idle
+    ;;
+
+  scancel)
+    coordinator_start --lease-ttl-ms 60000 --heartbeat-ms 10000
+    plugin_config grace_s=1 poll_ms=100 timeout_ms=3000
+    lease_claim
+    write_state n1 held 1 600000
+    note "a batch job holding the lease is scancelled"
+    export SCIMESH_WORKER_ID=$WORKER_ID SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
+    job=$(sbatch --parsable -N2 -o "$WORK/batch.out" \
+      --wrap "srun -N2 -n2 --scimesh-lease='$ATTEMPT_DIR' bash -c '$TASK' '$ATTEMPT_DIR'")
+    JOB_IDS+=" $job"
+    await_tasks 2
+    scancel "$job"
+    t0=$SECONDS
+    attempt_error() { api GET "/runs/$RUN" | jq -r '.steps[0].attempts[0].error.class // empty'; }
+    cls=
+    while [[ -z $cls ]]; do
+      ((SECONDS - t0 < 15)) || fail "no fail recorded 15 s after scancel"
+      sleep 0.2
+      cls=$(attempt_error)
+    done
+    [[ $cls == cancelled ]] || fail "recorded class '$cls', want cancelled"
+    note "fail recorded $((SECONDS - t0)) s after scancel (TTL 60 s)"
+    api GET "/runs/$RUN/journal" | jq -e '[.events[] | select(.type == "attempt_failed")] | length == 1' >/dev/null ||
+      fail "the fail was not recorded exactly once"
+    wait_nodes_idle
+    ;;
+
+  bench)
+    coordinator_start --lease-ttl-ms 20000 --heartbeat-ms 5000
+    plugin_config grace_s=2 poll_ms=50
+    runs=${SCIMESH_BENCH_RUNS:-20}
+    : >"$WORK/latency.txt"
+    for i in $(seq "$runs"); do
+      rm -rf "$WORK/attempt"
+      fenced_once
+      echo "$LAST_MS" >>"$WORK/latency.txt"
+      wait_nodes_idle
+    done
+    sort -n "$WORK/latency.txt" | awk -v n="$runs" '{a[NR]=$1} END {
+      printf "spank_scimesh lease loss -> last rank dead (2 nodes, 4 ranks), %d runs: p50 %d ms, max %d ms, min %d ms\n",
+        n, a[int((NR+1)/2)], a[NR], a[1] }'
+    ;;
+
+  *) fail "unknown scenario '$scenario'" ;;
+esac
+note "ok: $scenario"
