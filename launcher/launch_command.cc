@@ -56,7 +56,8 @@ Result<LaunchPlan> BuildLaunch(const LaunchContext& ctx, const StepCommand& cmd,
                  "--job-name=" + lease.step_id,
                  "--quiet"};
     if (r.gpus_per_rank > 0) plan.argv.push_back("--gpus-per-task=" + std::to_string(r.gpus_per_rank));
-    if (multi_rank && cmd.mpi != "none") plan.argv.push_back("--mpi=" + cmd.mpi);
+    // Even one rank of an MPI program needs the PMI plugin under srun.
+    if (cmd.mpi != "none") plan.argv.push_back("--mpi=" + cmd.mpi);
     if (ctx.spank_option) plan.argv.push_back("--scimesh-lease=" + ctx.attempt_dir);
     plan.argv.insert(plan.argv.end(), rank_argv.begin(), rank_argv.end());
     return plan;
