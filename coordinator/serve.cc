@@ -141,6 +141,13 @@ int RunServe(const ServeConfig& config) {
   limits.max_claim_hold_ms = config.request_timeout_ms * 4 / 5;
   HttpApi api(**ledger, **keys, **artifacts, **audit, waker, limits);
   api.Install(server);
+  // One debug line per request: method, path (ids only), status and the peer,
+  // so an operator (or a test) can see which connection made which call.
+  // Never headers or bodies: they hold the key and the step's data.
+  server.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+    spdlog::debug("request {} {} -> {} from {}:{}", req.method, req.path, res.status, req.remote_addr,
+                  req.remote_port);
+  });
   sweeper.Start();
 
   std::atomic<bool> listen_done{false};

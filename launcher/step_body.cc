@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "launcher/step_process.h"
@@ -43,6 +44,28 @@ std::string DescribeLauncherExit(const ExitInfo& e) {
     text += " (a rank was killed by signal " + std::to_string(sig) + " (" + (name != nullptr ? name : "unknown") + "))";
   }
   return text;
+}
+
+// The first rank that died on its own, as srun or mpirun reported it in
+// step.err ("task 2 on n2: Segmentation fault"); ranks that were terminated
+// because of it are skipped. Node names and signal names only: no paths.
+std::optional<std::string> FirstRankFailure(const std::string& step_err) {
+  static const std::regex srun(R"(srun: error: ([A-Za-z0-9._-]+): tasks? ([0-9-]+): ([A-Za-z ()0-9]+))");
+  static const std::regex mpirun(R"(process rank ([0-9]+) with PID [0-9]+ on node ([A-Za-z0-9._-]+) exited on signal ([0-9]+) \(([A-Za-z ]+)\))");
+  std::istringstream lines(step_err);
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_search(line, m, srun)) {
+      const std::string what = m[3];
+      if (what.rfind("Terminated", 0) == 0 || what.rfind("Killed", 0) == 0) continue;
+      return "task " + m[2].str() + " on " + m[1].str() + ": " + what;
+    }
+    if (std::regex_search(line, m, mpirun)) {
+      return "rank " + m[1].str() + " on " + m[2].str() + ": signal " + m[3].str() + " (" + m[4].str() + ")";
+    }
+  }
+  return std::nullopt;
 }
 
 // Why the watch loop stopped the step (none: it exited by itself).
@@ -151,7 +174,10 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
       }
     }
     if (cause != StopCause::kNone) {
-      exit = proc->Stop(in.kill_grace);
+      // A lost lease reaches the ranks through cancelled() too: give them the
+      // grace to stop on their own before SIGTERM, then SIGKILL.
+      if (cause == StopCause::kLeaseLost) exit = proc->WaitFor(in.kill_grace);
+      if (!exit) exit = proc->Stop(in.kill_grace);
       break;
     }
   }
@@ -181,8 +207,9 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
       break;
   }
   if (exit->signaled || exit->code != 0) {
-    return StepResult::Retryable("the step failed: " + DescribeLauncherExit(*exit) +
-                                 " (see step.err in its attempt directory)");
+    std::string why = DescribeLauncherExit(*exit);
+    if (auto first = FirstRankFailure(ReadSmallFile(dir + "/step.err").value_or(""))) why += "; first failure: " + *first;
+    return StepResult::Retryable("the step failed: " + why + " (see step.err in its attempt directory)");
   }
   return Collect(ctx);
 }

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# System test of the MPI runtime on the dev cluster (srun -N2 -n4 through an
+# sbatch allocation running scimesh-launch): a run cancelled mid-step reaches
+# all 4 ranks on both nodes; a C step over 4 ranks on n1 and
+# n2 completes with its lease heartbeated from one connection per holder
+# (never one per rank) for 1, 2 and 4 ranks; every rank's affinity equals its
+# assignment; an unmodified program whose rank 2 dies of SIGSEGV fails with
+# the signal named.
+source "$(dirname "$0")/../lib/harness.sh"
+harness_init mpi-runtime-slurm
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+eval "$("$repo/scripts/dev-cluster" env)"
+coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 500 --grace-ms 2000 --retry-base-ms 100 --log-level debug
+
+step() {  # id, nodes, ranks_per_node, argv, native, [env json]
+  local env=${6:-}
+  [[ -n $env ]] || env='{}'
+  echo "{\"id\": \"$1\", \"walltime_s\": 60, \"max_attempts\": 1, \"input\": {\"terms\": 200000},
+    \"resources\": {\"nodes\": $2, \"ranks_per_node\": $3},
+    \"run\": {\"argv\": [\"$4\"], \"native\": $5, \"env\": $env}}"
+}
+cat >"$WORK/defs.json" <<JSON
+{"workflows": [
+  {"workflow": "rt", "version": "1", "steps": [
+    $(step c1 1 1 "$SCIMESH_STEP_C_BIN" true),
+    $(step c2 2 1 "$SCIMESH_STEP_C_BIN" true),
+    $(step c4 2 2 "$SCIMESH_STEP_C_BIN" true),
+    $(step affinity 2 2 "$SCIMESH_AFFINITY_BIN" false)]},
+  {"workflow": "crash", "version": "1", "steps": [
+    $(step rank2 2 2 "$SCIMESH_CRASH_RANK_BIN" false '{"CRASH_RANK": "2"}')]},
+  {"workflow": "cancel", "version": "1", "steps": [
+    {"id": "wait4", "walltime_s": 120, "max_attempts": 1, "input": {"wait_for_cancel": true},
+     "resources": {"nodes": 2, "ranks_per_node": 2}, "run": {"argv": ["$SCIMESH_STEP_C_BIN"], "native": true}}]}
+]}
+JSON
+jq . "$WORK/defs.json" >/dev/null || fail "bad test definitions"
+
+export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
+job=$(sbatch --parsable -N2 --ntasks-per-node=2 -t 5 -o "$WORK/job.log" \
+  --wrap "exec '$SCIMESH_LAUNCH_BIN' --definitions '$WORK/defs.json' --spool '$WORK/spool' --idle-exit 6 --wait-ms 2000 --drain-margin 20")
+CLEANUP_CMDS+=("scancel $job")
+registered() { api POST /runs -o "$WORK/r1.json" -w '%{http_code}' -d '{"workflow":"rt","input":{}}' | grep -q 201; }
+wait_for "the launcher in job $job registered" 60 registered
+r1=$(jq -r .run_id "$WORK/r1.json")
+r2=$(run_start crash '{}')
+r3=$(run_start cancel '{}')
+
+# A run cancelled while its 4-rank step runs: every rank on both nodes sees it.
+state_of_wait() { find "$WORK/spool/$r3/wait4" -name lease.state 2>/dev/null | head -n1; }
+held_by_rank0() { local f; f=$(state_of_wait); [[ -n $f ]] && jq -e '.holder=="rank0" and .state=="held"' "$f" >/dev/null; }
+wait_for "rank 0 holds the 4-rank step's lease" 120 held_by_rank0
+api POST "/runs/$r3/cancel" -d '{}' >/dev/null
+out=$(dirname "$(state_of_wait)")/step.out
+four_ranks_cancelled() { [[ $(grep -c 'cancelled=1' "$out" 2>/dev/null) == 4 ]]; }
+wait_for "all 4 ranks saw the cancellation" 30 four_ranks_cancelled
+cancelled_at=$(api GET "/runs/$r3/journal" | jq -r '.events[] | select(.type=="run_cancelled") | .at')
+last_rank=$(sed -n 's/.*cancelled=1 at \([0-9.]*\)/\1/p' "$out" | sort -n | tail -n1)
+note "4 ranks on n1+n2: run cancelled -> last rank saw it: $(awk -v a="$(date -d "$cancelled_at" +%s.%N)" -v b="$last_rank" \
+  'BEGIN{printf "%.0f ms (includes up to one heartbeat interval, 500 ms)", (b-a)*1000}')"
+
+for r in "$r1" "$r2" "$r3"; do echo "$(wait_run "$r" 150)" >"$WORK/status-$r"; done
+[[ $(<"$WORK/status-$r3") == cancelled ]] || fail "the cancel run should be cancelled"
+[[ $(<"$WORK/status-$r1") == completed ]] || fail "rt: $(<"$WORK/status-$r1"): $(api GET /runs/$r1)"
+[[ $(<"$WORK/status-$r2") == failed ]] || fail "the rank-2 crash run should fail"
+
+show=$(api GET "/runs/$r1")
+out() { jq -r ".steps[] | select(.step_id==\"$1\") | .output.$2" <<<"$show"; }
+[[ $(out c4 ranks) == 4 && $(out c4 sum) == 20000100000 ]] || fail "c4 output: $show"
+[[ $(out affinity ranks) == 4 ]] || fail "affinity step did not run 4 ranks"
+[[ $(out affinity mismatches) == 0 ]] || fail "some rank's affinity differs from its assignment: $show"
+hosts=$(jq -r '.steps[] | select(.step_id=="affinity") | .output.hosts | join(",")' <<<"$show")
+note "affinity step ranks ran on: $hosts"
+[[ $hosts == *n1* && $hosts == *n2* ]] || fail "the 4-rank step did not span n1 and n2"
+
+# Heartbeats per lease, by connection: the launcher's (before rank 0 took
+# over, and after it ended) and rank 0's -- never one per rank.
+for id in c1 c2 c4; do
+  lease=$(jq -r ".steps[] | select(.step_id==\"$id\") | .attempts[-1].lease_id" <<<"$show")
+  peers=$(grep "request POST /v1/api/steps/$lease/heartbeat" "$WORK/coordinator.log" | sed 's/.* from //' | sort -u | wc -l)
+  note "step $id: heartbeats from $peers connection(s)"
+  (( peers >= 1 && peers <= 3 )) || fail "step $id heartbeats came from $peers connections"
+done
+
+msg=$(api GET "/runs/$r2" | jq -r '.steps[0].attempts[-1].error.message')
+note "rank-2 crash failed with: $msg"
+[[ $msg == *"signal 11"* || $msg == *"Segmentation fault"* ]] || fail "the crash's fail message does not name the signal: $msg"
+note "MPI runtime on the dev cluster: OK"
