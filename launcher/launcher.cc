@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "launcher/step_body.h"
+#include "protocol/host_name.h"
 #include "protocol/lease_runner.h"
 #include "protocol/log.h"
 
@@ -12,11 +13,6 @@ namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("launcher"); }
 
-std::string HostName() {
-  char buf[256] = {0};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
 
 StepResources ResourcesOf(const Lease& lease) {
   StepResources r;

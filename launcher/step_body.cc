@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "launcher/step_process.h"
+#include "protocol/host_name.h"
 #include "protocol/atomic_file.h"
 #include "protocol/lease_state.h"
 #include "protocol/log.h"
@@ -20,11 +21,6 @@ namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("launcher"); }
 
-std::string HostName() {
-  char buf[256] = {0};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
 
 std::optional<std::string> ReadSmallFile(const std::string& path) {
   std::ifstream in(path);

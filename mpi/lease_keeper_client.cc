@@ -10,17 +10,13 @@
 #include "mpi/lease_keeper.h"
 #include "protocol/client.h"
 #include "protocol/heartbeat_loop.h"
+#include "protocol/host_name.h"
 #include "protocol/lease_state.h"
 #include "protocol/wire_json.h"
 
 namespace scimesh::mpi {
 namespace {
 
-std::string HostName() {
-  char buf[256] = {0};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
 
 class ClientLeaseKeeper : public LeaseKeeper {
  public:

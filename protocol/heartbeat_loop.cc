@@ -3,8 +3,7 @@
 
 #include <unistd.h>
 
-#include <climits>
-
+#include "protocol/host_name.h"
 #include "protocol/log.h"
 
 namespace scimesh {
@@ -12,11 +11,6 @@ namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("heartbeat"); }
 
-std::string HostName() {
-  char buf[HOST_NAME_MAX + 1] = {0};
-  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "unknown";
-  return buf;
-}
 
 }  // namespace
 
