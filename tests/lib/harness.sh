@@ -47,8 +47,9 @@ harness_cleanup() {
 }
 
 # coordinator_start [serve flags...]: starts the coordinator on 127.0.0.1:0
-# with worker and execute keys; exports SCIMESH_URL, WORKER_TOKEN_FILE,
-# EXEC_TOKEN_FILE and COORDINATOR_PID.
+# (or $COORDINATOR_LISTEN, to restart it on the same port) with worker and
+# execute keys; exports SCIMESH_URL, WORKER_TOKEN_FILE, EXEC_TOKEN_FILE and
+# COORDINATOR_PID.
 coordinator_start() {
   local keys=$WORK/keys
   if [[ ! -f $keys ]]; then
@@ -58,7 +59,7 @@ coordinator_start() {
     (umask 077; printf 'Authorization: Bearer %s\n' "$(<"$WORK/exec.token")" >"$WORK/exec.header")
   fi
   rm -f "$WORK/port"
-  "$SCIMESH_COORDINATOR_BIN" serve --db "$WORK/coordinator.db" --listen 127.0.0.1:0 --port-file "$WORK/port" \
+  "$SCIMESH_COORDINATOR_BIN" serve --db "$WORK/coordinator.db" --listen "${COORDINATOR_LISTEN:-127.0.0.1:0}" --port-file "$WORK/port" \
     --keys "$keys" "$@" >>"$WORK/coordinator.log" 2>&1 &
   COORDINATOR_PID=$!
   CLEANUP_PIDS+=("$COORDINATOR_PID")

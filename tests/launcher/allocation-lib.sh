@@ -1,0 +1,51 @@
+# Helpers for the launcher's dev-cluster tests (source after tests/lib/harness.sh
+# and coordinator_start): allocations that run scimesh-launch, and a step whose
+# first attempt runs long and later ones finish at once.
+
+# write_slow_step: $WORK/slow.sh sleeps 300 s on attempt 1 and 1 s after; rank 0
+# writes {"attempt", "host"} to output.json. Works as a 1-rank or multi-rank step.
+write_slow_step() {
+  cat >"$WORK/slow.sh" <<'SH'
+#!/bin/sh
+attempt=$(jq -r .attempt "$SCIMESH_ATTEMPT_DIR/lease.json")
+if [ "$attempt" = 1 ]; then sleep "${SLOW_FIRST_S:-300}"; else sleep 1; fi
+if [ "${SLURM_PROCID:-0}" = 0 ]; then
+  printf '{"attempt":%s,"host":"%s"}\n' "$attempt" "$(hostname)" > "$SCIMESH_ATTEMPT_DIR/output.json"
+fi
+SH
+  chmod +x "$WORK/slow.sh"
+}
+
+# submit_launcher NAME MINUTES [launcher flags...]: an sbatch -N2 allocation whose
+# batch script is scimesh-launch (exec'd, so its signals and exit status are the
+# job's); log in $WORK/NAME.log, events in $WORK/NAME.events.jsonl. Sets JOB to
+# the job id (not printed: a $(...) subshell would lose the scancel at cleanup).
+submit_launcher() {
+  local name=$1 time=$2
+  shift 2
+  local job
+  job=$(sbatch --parsable -N2 --ntasks-per-node=2 -t "$time" -o "$WORK/$name.log" -J "$name" \
+    --wrap "exec '$SCIMESH_LAUNCH_BIN' --definitions '$WORK/defs.json' --spool '$WORK/spool' --events '$WORK/$name.events.jsonl' --wait-ms 1000 --kill-grace 2 --drain-margin 20 $*")
+  [[ -n $job ]] || fail "sbatch refused allocation $name"
+  CLEANUP_CMDS+=("scancel $job")
+  JOB=$job
+}
+
+job_gone() { ! squeue -h -j "$1" 2>/dev/null | grep -q .; }
+# exit_code JOB: SLURM's "status:signal" for an ended job (MinJobAge keeps it).
+exit_code() { scontrol show job -o "$1" | grep -o 'ExitCode=[0-9:]*' | cut -d= -f2; }
+# launcher_pid NAME: the launcher process of allocation NAME (the dev cluster's
+# nodes share this host's PID namespace).
+launcher_pid() { pgrep -f -- "--events $WORK/$1.events.jsonl" | head -n1; }
+# started_count RUN: how many steps' latest attempts have started.
+started_count() { api GET "/runs/$1" | jq '[.steps[].attempts[-1].started_at // empty] | length'; }
+# run_when_registered WORKFLOW INPUT_JSON: starts a run as soon as a launcher has
+# registered WORKFLOW (POST /runs answers 404 until then); prints the run id.
+run_when_registered() {
+  local body="{\"workflow\":\"$1\",\"input\":$2}" deadline=$((SECONDS + 90))
+  until api POST /runs -o "$WORK/run-start.json" -w '%{http_code}' -d "$body" | grep -q 201; do
+    ((SECONDS < deadline)) || fail "workflow $1 was never registered"
+    sleep 0.2
+  done
+  jq -er .run_id "$WORK/run-start.json"
+}
