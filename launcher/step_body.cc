@@ -159,9 +159,11 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
           ctx.PauseHeartbeats();  // one heartbeat stream per step: rank 0's
           Log()->info("lease {}: rank 0 holds the lease now", lease.lease_id);
         }
-        if (state->state == LeaseHold::kLost) {
+        if (state->state == LeaseHold::kLost && !rank0_lost) {
           cause = StopCause::kLeaseLost;
           rank0_lost = true;
+          // The lease is gone: RunLease must not report this attempt.
+          ctx.LeaseLostElsewhere(state->reason.value_or(CancelReason::kFenced));
         }
         // Rank 0 hung or died without a word: its beats stopped.
         if (state->state == LeaseHold::kHeld && now - last_seq_change > silence_limit) {
@@ -191,7 +193,8 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
 
   switch (cause) {
     case StopCause::kLeaseLost:
-      return StepResult::Retryable("the lease was lost; the step was stopped");  // RunLease writes nothing more
+      // Not sent: the token is cancelled, so RunLease abandons the lease.
+      return StepResult::Retryable("the lease was lost; the step was stopped");
     case StopCause::kWalltime:
       return StepResult::Failure(FailClass::kTimeout, "the step ran past its walltime of " +
                                                           std::to_string(lease.walltime_s) + " s and was stopped");

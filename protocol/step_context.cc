@@ -89,4 +89,6 @@ void StepContext::PauseHeartbeats() { heartbeat_.Pause(); }
 
 void StepContext::ResumeHeartbeats(std::optional<LeaseDeadline> deadline) { heartbeat_.Resume(deadline); }
 
+void StepContext::LeaseLostElsewhere(CancelReason reason) { heartbeat_.MarkLost(reason); }
+
 }  // namespace scimesh

@@ -94,6 +94,10 @@ class StepContext {
   // back afterwards (see HeartbeatLoop::Pause/Resume).
   void PauseHeartbeats();
   void ResumeHeartbeats(std::optional<LeaseDeadline> deadline = std::nullopt);
+  // The process that held the lease for this worker (rank 0) found it lost
+  // (`reason`: fenced, run_terminal, expired): cancels the token, so the
+  // worker writes nothing more for this lease once the body returns.
+  void LeaseLostElsewhere(CancelReason reason);
 
   // For the Worker, after the body returned.
   const std::optional<std::string>& state_patch() const { return state_patch_; }

@@ -4,11 +4,38 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "examples/poisson/model_problem.h"
 #include "examples/poisson/subdomain.h"
 #include "examples/poisson/vti_writer.h"
 
 namespace scimesh::poisson {
+namespace {
+
+// Collective: where the ranks run (MPI_Get_processor_name), distinct and
+// sorted, on every rank. Tells a user that a multi-node step really spanned
+// its nodes.
+std::vector<std::string> RankHosts(MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(name, &length);
+  std::vector<char> all(static_cast<size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
+  std::vector<std::string> hosts;
+  for (int r = 0; r < size; ++r) {
+    const char* p = all.data() + static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME;
+    hosts.emplace_back(p, strnlen(p, MPI_MAX_PROCESSOR_NAME));
+  }
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  return hosts;
+}
+
+}  // namespace
 
 Result<SolveReport> RunSolve(MPI_Comm comm, const SolveInput& input, const CgHooks& hooks) {
   MPI_Barrier(comm);  // time the solve, not the ranks' arrival
@@ -18,6 +45,7 @@ Result<SolveReport> RunSolve(MPI_Comm comm, const SolveInput& input, const CgHoo
   report.input = input;
   report.ranks = sub->ranks();
   report.dims = sub->dims();
+  report.hosts = RankHosts(comm);
 
   const std::vector<double> b = RightHandSide(*sub);
   std::vector<double> x = input.initial_guess == InitialGuess::kRough ? RoughField(*sub) : sub->NewField();
@@ -67,6 +95,10 @@ std::string ReportJson(const SolveReport& r) {
   w.Key("dims");
   w.StartArray();
   for (int d : r.dims) w.Int(d);
+  w.EndArray();
+  w.Key("hosts");
+  w.StartArray();
+  for (const auto& h : r.hosts) w.String(h.c_str());
   w.EndArray();
   w.Key("initial_guess");
   w.String(InitialGuessName(r.input.initial_guess).data());

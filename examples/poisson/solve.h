@@ -7,6 +7,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "examples/poisson/conjugate_gradient.h"
 #include "examples/poisson/solve_input.h"
@@ -26,6 +27,7 @@ struct SolveReport {
   double max_error = 0;
   double wall_time_s = 0;     // decomposition + CG + error, without the file
   std::string solution_file;  // name in the working directory; "" if none
+  std::vector<std::string> hosts;  // the ranks' processor names, distinct, sorted
 };
 
 // Collective over `comm`: solves the model problem for `input`. When
@@ -38,7 +40,7 @@ Result<SolveReport> RunSolve(MPI_Comm comm, const SolveInput& input, const CgHoo
 
 // The step output: {"n", "h", "iterations", "relative_residual", "tol",
 // "converged", "l2_error", "max_error", "wall_time_s", "ranks", "dims",
-// "initial_guess", "solution"}. Pure.
+// "hosts", "initial_guess", "solution"}. Pure.
 std::string ReportJson(const SolveReport& report);
 
 // A progress object: {"iteration": k, "residual": r}. Pure.

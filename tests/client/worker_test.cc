@@ -308,6 +308,31 @@ TEST(WorkerRules, LeaseExpiredMidBodyCancelsTheBodyAndNothingMoreIsWritten) {
   EXPECT_EQ(h.coordinator().CallsFor(lease.lease_id, "fail"), 0u);
 }
 
+TEST(WorkerRules, ALeaseLostByTheProcessHoldingItIsNeverReported) {
+  // Rank 0 of an MPI step held the lease and found the run over: the body
+  // says so and returns a failure, which must not be sent.
+  WorkerHarness h(kToken);
+  h.Hold({{"solve", [](StepContext& ctx) {
+             ctx.PauseHeartbeats();
+             ctx.LeaseLostElsewhere(CancelReason::kRunTerminal);
+             EXPECT_TRUE(ctx.cancelled());
+             return StepResult::Retryable("the lease was lost; the step was stopped");
+           }}});
+  Lease lease = h.coordinator().MakeLease("solve");
+  h.coordinator().Offer(lease);
+  h.Start();
+  auto report = h.NextReport();
+  ASSERT_TRUE(report.has_value());
+  EXPECT_EQ(report->end, LeaseEnd::kAbandoned);
+  EXPECT_EQ(report->lost, CancelReason::kRunTerminal);
+  EXPECT_TRUE(h.StopAndJoin().ok());
+  EXPECT_EQ(h.coordinator().CallsFor(lease.lease_id, "fail"), 0u);
+  EXPECT_EQ(h.coordinator().CallsFor(lease.lease_id, "complete"), 0u);
+  auto state = ReadLeaseState(h.spool() + "/" + lease.run_id + "/solve/1/lease.state");
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->state, LeaseHold::kLost);
+}
+
 TEST(WorkerRules, EmptyResultFailsInvalidOutput) {
   for (const StepResult& result : {StepResult(), StepResult::Output(""), StepResult::Output("  \n"),
                                    StepResult::Output("[1,2]"), StepResult::Output("{\"truncated\":")}) {
