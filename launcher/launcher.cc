@@ -199,6 +199,8 @@ void Launcher::RunOneLease(Lease lease, MonoTime claim_sent_at, Placement placem
     launch.launch = config_.launch;
     launch.launch.env["SCIMESH_WORKER_ID"] = config_.worker_id;
     launch.launch.env["SCIMESH_URL"] = config_.client.coordinator_url;
+    // Rank 0 calls the same coordinator: it needs the same transport consent.
+    if (config_.client.allow_insecure_http) launch.launch.env["SCIMESH_ALLOW_INSECURE_HTTP"] = "1";
     launch.command = command;
     launch.placement = placement;
     launch.events = events_.get();
