@@ -48,6 +48,10 @@ int KeysCommand(const std::vector<std::string>& args) {
   std::map<std::string, std::string> flags;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << kKeysUsage;
+      return 0;
+    }
     if (a.rfind("--", 0) == 0) {
       std::string flag = a.substr(2), value;
       if (size_t eq = flag.find('='); eq != std::string::npos) {

@@ -28,6 +28,7 @@ struct RunArgs {
   std::string run_id;
   std::map<std::string, std::string> flags;
   bool json = false;
+  bool help = false;
 };
 
 bool ParseArgs(const std::vector<std::string>& args, RunArgs& out, std::string* why) {
@@ -40,6 +41,8 @@ bool ParseArgs(const std::vector<std::string>& args, RunArgs& out, std::string* 
     const std::string& a = args[i];
     if (a == "--json") {
       out.json = true;
+    } else if (a == "--help" || a == "-h") {
+      out.help = true;
     } else if (a.rfind("--", 0) == 0) {
       std::string name = a.substr(2), value;
       if (size_t eq = name.find('='); eq != std::string::npos) {
@@ -244,6 +247,10 @@ int RunRunCommand(const std::vector<std::string>& args) {
   if (!ParseArgs(args, a, &why)) {
     std::cerr << "scimesh-coordinator run: " << why << "\n\n" << RunUsage();
     return kExitUsage;
+  }
+  if (a.help) {
+    std::cout << RunUsage();
+    return 0;
   }
   for (const auto& [name, value] : a.flags) {
     static const char* kAllowed[] = {"url", "workflow", "version", "input", "correlation", "deadline-s"};
