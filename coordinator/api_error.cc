@@ -43,6 +43,10 @@ ApiError ApiError::Conflict(std::string reason, std::string message, std::string
   return e;
 }
 
+ApiError ApiError::LengthRequired() {
+  return Make(411, "length_required", "a request body needs Content-Length (or chunked transfer encoding)");
+}
+
 ApiError ApiError::TooLarge(std::string message) {
   return Make(413, "too_large", std::move(message));
 }

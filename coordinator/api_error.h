@@ -32,6 +32,8 @@ struct ApiError {
   static ApiError NotFound(std::string message);
   static ApiError Conflict(std::string reason, std::string message, std::string outcome = {});
   static ApiError TooLarge(std::string message);
+  // 411: a body without Content-Length and not chunked.
+  static ApiError LengthRequired();
   static ApiError Unavailable(std::string message);
   // A machinery failure: Code::kUnavailable (SQLite busy) -> 503 with
   // Retry-After; anything else -> 500 `internal`. The message is generic: the

@@ -4,6 +4,8 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include <cstring>
+
 #include "coordinator/responses.h"
 
 namespace scimesh::coordinator {
@@ -16,6 +18,7 @@ const char* DefaultErrorName(int status) {
     case 403: return "forbidden";
     case 404: return "not_found";
     case 409: return "conflict";
+    case 411: return "length_required";
     case 413: return "too_large";
     case 429: return "too_many_requests";
     case 503: return "unavailable";
@@ -63,8 +66,18 @@ std::optional<KeyIdentity> HttpApi::Authorize(const httplib::Request& req, httpl
   return std::nullopt;
 }
 
+bool HttpApi::HasBodyFraming(const httplib::Request& req) {
+  if (req.has_header("Content-Length")) return true;
+  const std::string te = req.get_header_value("Transfer-Encoding");
+  return strcasestr(te.c_str(), "chunked") != nullptr;
+}
+
 HttpApi::Body HttpApi::ReadBody(const httplib::Request& req, const httplib::ContentReader& reader, size_t limit) {
   Body body;
+  if (!HasBodyFraming(req)) {
+    body.state = Body::kNoLength;  // reading would wait for the client to close
+    return body;
+  }
   if (req.has_header("Content-Length")) {
     const std::string declared = req.get_header_value("Content-Length");
     if (declared.size() > 18 || std::stoull("0" + declared) > kDrainCap) {
@@ -89,6 +102,10 @@ HttpApi::Body HttpApi::ReadBody(const httplib::Request& req, const httplib::Cont
 }
 
 std::unique_ptr<rapidjson::Document> HttpApi::ParseBody(httplib::Response& res, const Body& body) {
+  if (body.state == Body::kNoLength) {
+    RefuseUnread(res, ApiError::LengthRequired());
+    return nullptr;
+  }
   if (body.state != Body::kRead) {
     ApiError e = ApiError::TooLarge("the body is larger than " + std::to_string(limits_.max_body) + " bytes");
     body.state == Body::kUnread ? RefuseUnread(res, e) : ReplyError(res, e);

@@ -49,9 +49,15 @@ class HttpApi {
   // rest is read and dropped (up to kDrainCap) so that a client still
   // sending can read the refusal.
   struct Body {
-    enum State { kRead, kTooLarge, kUnread } state = kRead;
+    // kNoLength: neither Content-Length nor chunked, so the body's end is
+    // unknowable without waiting for the client to close; it is not read.
+    enum State { kRead, kTooLarge, kUnread, kNoLength } state = kRead;
     std::string text;
+    // Left on the connection: the reply must close it.
+    bool unread() const { return state == kUnread || state == kNoLength; }
   };
+  // A request whose body's end is known: Content-Length or chunked.
+  static bool HasBodyFraming(const httplib::Request& req);
   static constexpr size_t kDrainCap = 16u << 20;
   Body ReadBody(const httplib::Request& req, const httplib::ContentReader& reader, size_t limit);
 

@@ -35,8 +35,9 @@ void HttpApi::UploadArtifact(const httplib::Request& req, httplib::Response& res
   // off by closing the connection.
   auto refuse = [&](const ApiError& e) {
     Body drained = ReadBody(req, reader, 0);
-    drained.state == Body::kUnread ? RefuseUnread(res, e) : ReplyError(res, e);
+    drained.unread() ? RefuseUnread(res, e) : ReplyError(res, e);
   };
+  if (!HasBodyFraming(req)) return RefuseUnread(res, ApiError::LengthRequired());
   auto key_or = IdentifyCaller(req, kScopeWorker);
   if (!key_or.ok()) return refuse(key_or.error());
   const KeyIdentity& key = key_or.value();

@@ -11,7 +11,7 @@ namespace scimesh::coordinator {
 
 void HttpApi::CreateRun(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
   Body raw = ReadBody(req, reader, limits_.max_body);
-  if (!Authorize(req, res, kScopeExecute, raw.state == Body::kUnread)) return;
+  if (!Authorize(req, res, kScopeExecute, raw.unread())) return;
   auto body = ParseBody(res, raw);
   if (!body) return;
   auto parsed = ParseRunCreateRequest(*body);
@@ -40,7 +40,7 @@ void HttpApi::ShowRun(const httplib::Request& req, httplib::Response& res, bool 
 void HttpApi::CancelRun(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
   // The body is ignored, but read so the connection stays usable.
   Body raw = ReadBody(req, reader, limits_.max_body);
-  if (!Authorize(req, res, kScopeExecute, raw.state == Body::kUnread)) return;
+  if (!Authorize(req, res, kScopeExecute, raw.unread())) return;
   if (raw.state != Body::kRead) {
     ParseBody(res, raw);  // answers 413
     return;

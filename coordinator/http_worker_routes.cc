@@ -14,7 +14,7 @@ namespace scimesh::coordinator {
 
 void HttpApi::Register(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
   Body raw = ReadBody(req, reader, limits_.max_body);
-  if (!Authorize(req, res, kScopeWorker, raw.state == Body::kUnread)) return;
+  if (!Authorize(req, res, kScopeWorker, raw.unread())) return;
   auto body = ParseBody(res, raw);
   if (!body) return;
   auto parsed = ParseRegisterRequest(*body);
@@ -26,7 +26,7 @@ void HttpApi::Register(const httplib::Request& req, httplib::Response& res, cons
 
 void HttpApi::Claim(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
   Body raw = ReadBody(req, reader, limits_.max_body);
-  auto key = Authorize(req, res, kScopeWorker, raw.state == Body::kUnread);
+  auto key = Authorize(req, res, kScopeWorker, raw.unread());
   if (!key) return;
   auto body = ParseBody(res, raw);
   if (!body) return;
@@ -56,7 +56,7 @@ void HttpApi::Claim(const httplib::Request& req, httplib::Response& res, const h
 void HttpApi::ReportOnLease(LeaseCall call, const httplib::Request& req, httplib::Response& res,
                         const httplib::ContentReader& reader) {
   Body raw = ReadBody(req, reader, limits_.max_body);
-  auto key = Authorize(req, res, kScopeWorker, raw.state == Body::kUnread);
+  auto key = Authorize(req, res, kScopeWorker, raw.unread());
   if (!key) return;
   const std::string lease_id = req.matches[1];
   auto body = ParseBody(res, raw);

@@ -1,5 +1,10 @@
 // Integration: malformed and hostile input — every refusal a 400/413 with a
 // clear body, never a crash, never a partial write.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "coordinator_fixture.h"
 
 namespace scimesh::coordinator::testing {
@@ -12,6 +17,43 @@ void ExpectBadRequest(const Reply& r, const std::string& field) {
   EXPECT_EQ(r.Str("error"), "bad_request") << r.Describe();
   EXPECT_EQ(r.Str("field"), field) << r.Describe();
   EXPECT_FALSE(r.Str("message").empty());
+}
+
+// Sends `request` as raw bytes (no HTTP library adds a Content-Length) and
+// returns what comes back until the connection closes or 5 s pass without a
+// byte (a server waiting for the body's end answers nothing in that time).
+std::string SendRaw(int port, const std::string& request) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "socket failed";
+  timeval tv{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string reply;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
+    char buf[4096];
+    for (ssize_t n; (n = recv(fd, buf, sizeof buf, 0)) > 0;) reply.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return reply;
+}
+
+TEST_F(BadInput, APostWithoutContentLengthIs411AtOnce) {
+  // `curl -X POST` without -d: the body's end is unknowable, so the
+  // coordinator must answer now instead of holding a thread until timeout.
+  for (const char* path : {"/v1/api/runs/r_0000000000000000/cancel", "/v1/api/steps/claim",
+                           "/v1/api/steps/l_0000000000000000/artifacts/a.txt"}) {
+    const bool put = std::string(path).find("artifacts") != std::string::npos;
+    std::string reply = SendRaw(process_->port(), std::string(put ? "PUT " : "POST ") + path +
+                                                      " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer " +
+                                                      process_->token(std::string(path).find("/runs/") != std::string::npos ? "exec" : "w1") + "\r\n\r\n");
+    EXPECT_EQ(reply.rfind("HTTP/1.1 411", 0), 0u) << path << ": " << reply;
+    EXPECT_NE(reply.find("\"error\":\"length_required\""), std::string::npos) << path << ": " << reply;
+  }
+  EXPECT_EQ(exec_->Get("/v1/api/health").status, 200);
 }
 
 TEST_F(BadInput, MalformedJsonIs400) {
