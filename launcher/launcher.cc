@@ -3,6 +3,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
+#include "launcher/claim_order.h"
 #include "launcher/step_body.h"
 #include "protocol/host_name.h"
 #include "protocol/lease_runner.h"
@@ -13,6 +16,9 @@ namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("launcher"); }
 
+
+// The long-poll time while steps run (see ClaimLoop).
+constexpr int64_t kBusyWaitMs = 2000;
 
 StepResources ResourcesOf(const Lease& lease) {
   StepResources r;
@@ -144,7 +150,9 @@ void Launcher::ClaimLoop() {
     ClaimRequest req;
     req.worker_id = config_.worker_id;
     req.max = cap.max;
-    req.wait_ms = config_.wait_ms;
+    // While steps run, a long poll would keep the `free` it was sent with
+    // after they end: poll briefly so freed cores are offered soon.
+    req.wait_ms = held > 0 ? std::min<int64_t>(config_.wait_ms, kBusyWaitMs) : config_.wait_ms;
     req.run_id = config_.run_id;
     req.free = cap.free;
     auto claimed = claim_client_->Claim(req);
@@ -157,7 +165,9 @@ void Launcher::ClaimLoop() {
     }
     events_->Claim(static_cast<int>(claimed->response.leases.size()), cap.max);
     if (!claimed->response.leases.empty()) idle_since = std::chrono::steady_clock::now();
-    for (const Lease& lease : claimed->response.leases) StartLease(lease, claimed->sent_at);
+    std::vector<Lease> leases = std::move(claimed->response.leases);
+    OrderForPlacement(leases);  // the set fits as a whole only when placed widest first
+    for (const Lease& lease : leases) StartLease(lease, claimed->sent_at);
   }
 }
 
