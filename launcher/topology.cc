@@ -10,6 +10,8 @@
 #include <map>
 #include <set>
 
+#include "protocol/log.h"
+
 namespace scimesh::launcher {
 namespace {
 
@@ -64,6 +66,13 @@ Result<hwloc_topology_t> Open(Source source, std::string_view arg) {
     Status s = Status::InvalidArgument(ErrnoText("hwloc: cannot load topology from " + what));
     hwloc_topology_destroy(h);
     return s;
+  }
+  if (source == Source::kThisMachine && !hwloc_topology_is_thissystem(h)) {
+    // HWLOC_XMLFILE / HWLOC_SYNTHETIC in the environment replaced the real
+    // machine: placement follows that description and pinning is a no-op.
+    log::For("topology")->warn(
+        "hwloc loaded a topology that is not this machine (HWLOC_XMLFILE or HWLOC_SYNTHETIC is set): "
+        "steps are placed by it and their ranks are not pinned");
   }
   return h;
 }
