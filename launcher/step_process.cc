@@ -2,11 +2,14 @@
 #include "launcher/step_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <thread>
@@ -113,8 +116,15 @@ Result<StepProcess> StepProcess::Spawn(const SpawnSpec& spec) {
   return StepProcess(pid);
 }
 
-StepProcess::StepProcess(StepProcess&& other) noexcept : pid_(other.pid_), exit_(other.exit_) {
+StepProcess::StepProcess(pid_t pid) : pid_(pid) {
+  // Linux >= 5.3; without it WaitFor falls back to polling.
+  pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+StepProcess::StepProcess(StepProcess&& other) noexcept
+    : pid_(other.pid_), pidfd_(other.pidfd_), exit_(other.exit_) {
   other.pid_ = -1;
+  other.pidfd_ = -1;
 }
 
 StepProcess::~StepProcess() {
@@ -123,6 +133,7 @@ StepProcess::~StepProcess() {
     int status = 0;
     ::waitpid(pid_, &status, 0);
   }
+  if (pidfd_ >= 0) ::close(pidfd_);
 }
 
 std::optional<ExitInfo> StepProcess::Poll() {
@@ -136,8 +147,15 @@ std::optional<ExitInfo> StepProcess::Poll() {
 std::optional<ExitInfo> StepProcess::WaitFor(std::chrono::milliseconds timeout) {
   auto until = std::chrono::steady_clock::now() + timeout;
   while (!Poll()) {
-    if (std::chrono::steady_clock::now() >= until) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until) break;
+    if (pidfd_ >= 0) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - now).count();
+      pollfd p{pidfd_, POLLIN, 0};
+      ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 60000)));  // EINTR: Poll() again
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   }
   return exit_;
 }

@@ -42,7 +42,9 @@ class StepProcess {
   // Non-blocking: the exit once the child has ended.
   std::optional<ExitInfo> Poll();
 
-  // Blocks up to `timeout` for the exit.
+  // Blocks up to `timeout` for the exit: asleep on a pidfd until the child
+  // ends (no periodic wake-ups), or polling every 20 ms where pidfds are
+  // unavailable.
   std::optional<ExitInfo> WaitFor(std::chrono::milliseconds timeout);
 
   // Sends `sig` to the child's whole process group.
@@ -53,8 +55,9 @@ class StepProcess {
   ExitInfo Stop(std::chrono::milliseconds grace);
 
  private:
-  explicit StepProcess(pid_t pid) : pid_(pid) {}
+  explicit StepProcess(pid_t pid);
   pid_t pid_ = -1;
+  int pidfd_ = -1;  // readable once the child has ended; -1 if unavailable
   std::optional<ExitInfo> exit_;
 };
 
