@@ -56,6 +56,14 @@ TEST(StepCommandsTest, BadFilesGiveErrorsThatNameTheField) {
   auto empty_argv = StepCommands::Parse(R"({"workflow":"w","version":"1","steps":[{"id":"a","run":{"argv":[]}}]})", "/x");
   EXPECT_NE(empty_argv.status().message().find("run.argv"), std::string::npos);
 
+  // A total `ranks` is refused, not read as 1 rank per node.
+  auto total_ranks = StepCommands::Parse(
+      R"({"workflow":"w","version":"1","steps":[{"id":"a","resources":{"nodes":2,"ranks":6},"run":{"argv":["x"]}}]})",
+      "/x");
+  EXPECT_EQ(total_ranks.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(total_ranks.status().message().find("resources.ranks"), std::string::npos)
+      << total_ranks.status().message();
+
   // The protocol's own rules still apply (a field of the wrong type).
   auto wrong_type = StepCommands::Parse(
       R"({"workflow":"w","version":"1","steps":[{"id":"a","walltime_s":"long","run":{"argv":["x"]}}]})", "/x");

@@ -61,6 +61,11 @@ Result<StepDefinition> StepFrom(const JsonObject& o) {
   s.input_json = o.OptRaw("input");
   if (o.Has("resources")) {
     SCIMESH_ASSIGN_OR_RETURN(JsonObject r, o.Object("resources"));
+    // Not on the wire: silently ignoring it would run 1 rank per node.
+    if (r.Has("ranks")) {
+      return Status::InvalidArgument(r.FieldPath("ranks") +
+                                     ": a total rank count is not supported; give nodes and ranks_per_node");
+    }
     Resources res;
     SCIMESH_ASSIGN_OR_RETURN(auto nodes, r.OptInt("nodes"));
     SCIMESH_ASSIGN_OR_RETURN(auto rpn, r.OptInt("ranks_per_node"));
