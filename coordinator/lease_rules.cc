@@ -100,10 +100,13 @@ FailureVerdict DecideFailure(FailureClass c, const StepDefinition& step, int64_t
 FailureVerdict DecideExpiry(const StepDefinition& step, bool body_started, int64_t spent_before,
                             const RetryPolicy& policy, double jitter) {
   FailureVerdict v;
-  if (step.delivery == Delivery::kAtMostOnce) {
-    v.requeue = !body_started;
+  // A lease that never got `started` never ran a body, whatever the delivery:
+  // nothing was at risk, so it is offered again at once, for free.
+  if (!body_started) {
+    v.requeue = true;
     return v;
   }
+  if (step.delivery == Delivery::kAtMostOnce) return v;
   v.spends_budget = true;
   const int64_t spent = spent_before + 1;
   if (spent < step.max_attempts) {

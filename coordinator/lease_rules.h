@@ -71,11 +71,11 @@ struct FailureVerdict {
 FailureVerdict DecideFailure(FailureClass c, const StepDefinition& step, int64_t spent_before,
                              const RetryPolicy& policy, double jitter);
 
-// A lease that expired past its grace window. at_most_once: a body that
-// started is never run again (the step fails); one that never started is
-// requeued at once without spending. at_least_once: spends the budget (the
-// body may have taken its worker down with it) and requeues with backoff
-// while attempts remain.
+// A lease that expired past its grace window. One that never got `started`
+// (either delivery) never ran a body: requeued at once without spending.
+// Once started, at_most_once: the body is never run again (the step fails);
+// at_least_once: spends the budget (the body may have taken its worker down
+// with it) and requeues with backoff while attempts remain.
 FailureVerdict DecideExpiry(const StepDefinition& step, bool body_started, int64_t spent_before,
                             const RetryPolicy& policy, double jitter);
 

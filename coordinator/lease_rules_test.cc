@@ -178,5 +178,30 @@ TEST(DecideExpiry, DeliveryDecides) {
   EXPECT_FALSE(v.spends_budget);
 }
 
+TEST(DecideExpiry, NeverStartedIsFreeUnderEitherDelivery) {
+  RetryPolicy p{50, 1000};
+  for (Delivery d : {Delivery::kAtLeastOnce, Delivery::kAtMostOnce}) {
+    StepDefinition s;
+    s.delivery = d;
+    s.max_attempts = 1;
+    // Even with the whole budget already spent: no body ran, nothing to spend.
+    for (int64_t spent : {0, 1, 5}) {
+      FailureVerdict v = DecideExpiry(s, false, spent, p, 1.0);
+      EXPECT_TRUE(v.requeue) << Name(d) << " spent=" << spent;
+      EXPECT_FALSE(v.spends_budget) << Name(d) << " spent=" << spent;
+      EXPECT_EQ(v.delay_ms, 0) << Name(d) << " spent=" << spent;  // at once, no backoff
+      EXPECT_FALSE(v.exclude_worker);
+    }
+  }
+}
+
+TEST(DecideExpiry, StartedAtLeastOnceSpendsEvenTheLastAttempt) {
+  StepDefinition s;
+  s.max_attempts = 1;
+  FailureVerdict v = DecideExpiry(s, true, 0, RetryPolicy{50, 1000}, 0.0);
+  EXPECT_TRUE(v.spends_budget);
+  EXPECT_FALSE(v.requeue);
+}
+
 }  // namespace
 }  // namespace scimesh::coordinator

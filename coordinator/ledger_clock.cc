@@ -65,9 +65,10 @@ Status Ledger::ExpireAttempt(Tx& tx, AttemptRow& row) {
   std::uniform_real_distribution<double> jitter(-1.0, 1.0);
   FailureVerdict v = DecideExpiry(*step, body_started, row.step_spent, options_.retry, jitter(jitter_rng_));
   std::string message;
-  if (step->delivery == Delivery::kAtMostOnce) {
-    message = body_started ? "the lease expired after the body started; at_most_once: it is not run again"
-                           : "the lease expired before the body started";
+  if (!body_started) {
+    message = "the lease expired before the body started";
+  } else if (step->delivery == Delivery::kAtMostOnce) {
+    message = "the lease expired after the body started; at_most_once: it is not run again";
   } else {
     message = "the lease expired (no heartbeat) and its grace window ended";
   }
@@ -79,8 +80,11 @@ Status Ledger::ExpireAttempt(Tx& tx, AttemptRow& row) {
   }
   SCIMESH_RETURN_IF_ERROR(
       AppendEvent(tx, row.run_id, "attempt_expired", row.step_id, row.attempt, row.worker_id, "{}"));
-  tx.Log("attempt expired: run={} step={} attempt={} lease={} worker_id={} reason=grace window ended",
-         row.run_id, row.step_id, row.attempt, row.lease_id, row.worker_id);
+  // A step whose leases keep expiring unstarted is requeued for free each
+  // time; the log says so, so that a worker that never sends `started` shows.
+  tx.Log("attempt expired: run={} step={} attempt={} lease={} worker_id={} reason=grace window ended{}",
+         row.run_id, row.step_id, row.attempt, row.lease_id, row.worker_id,
+         body_started ? "" : " before started (the retry budget is not spent)");
   row.status = AttemptState::kExpired;
   if (v.spends_budget) {
     auto q = db_->Sql(kSpendBudget);
