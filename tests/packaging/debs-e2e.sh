@@ -219,7 +219,7 @@ LD_LIBRARY_PATH=$R_LIB "$WORK/pc_consumer" >"$WORK/pc-run.log" 2>&1 || fail "pc_
 grep -qF "$R_LIB/libscimesh_mpi.so.0" <<<"$(LD_LIBRARY_PATH=$R_LIB ldd "$WORK/pc_consumer")" ||
   fail "pc_consumer does not load the installed library"
 # C++ and Fortran the way docs/user-guide.md shows them (the Fortran module directory from the .pc file).
-mpicxx -DOMPI_SKIP_MPICXX=1 "$HERE/consumer/step_cxx.cc" $(pkg-config --cflags --libs scimesh-mpi) -o "$WORK/pc_consumer_cxx" \
+mpicxx "$HERE/consumer/step_cxx.cc" $(pkg-config --cflags --libs scimesh-mpi) -o "$WORK/pc_consumer_cxx" \
   >"$WORK/pc-build-cxx.log" 2>&1 || fail "mpicxx with pkg-config failed"
 LD_LIBRARY_PATH=$R_LIB "$WORK/pc_consumer_cxx" >"$WORK/pc-run-cxx.log" 2>&1 || fail "pc_consumer_cxx: $(cat "$WORK/pc-run-cxx.log")"
 mpif90 "$HERE/consumer/step_fortran.f90" -I"$(pkg-config --variable=fortranmoddir scimesh-mpi)" \
