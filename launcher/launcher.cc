@@ -78,7 +78,14 @@ Status Launcher::Prepare() {
   if (!events.ok()) return events.status();
   events_ = std::move(*events);
 
-  auto client = Client::Create(config_.client);
+  // An idle launcher whose coordinator is unreachable should leave the
+  // allocation after --idle-exit, not after the client's whole retry budget.
+  ClientOptions claim_options = config_.client;
+  if (config_.idle_exit.count() > 0) {
+    const Millis idle = std::chrono::duration_cast<Millis>(config_.idle_exit);
+    claim_options.retry_budget = std::min(claim_options.retry_budget, std::max(idle, Millis(10000)));
+  }
+  auto client = Client::Create(std::move(claim_options));
   if (!client.ok()) return client.status();
   claim_client_ = std::move(*client);
   return Status::Ok();

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# System test: --idle-exit holds when the coordinator goes away. A launcher
+# with nothing to do whose coordinator is killed leaves (exit 0) after its idle
+# time plus at most ~10 s of retries, not after the client's 120 s retry
+# budget; one that cannot reach the coordinator at start fails with a clear
+# error. Both waits below are far under 120 s, so the old behaviour fails them.
+source "$(dirname "$0")/../lib/harness.sh"
+harness_init launcher-idle-exit
+coordinator_start --lease-ttl-ms 4000 --heartbeat-ms 500
+echo '{"workflow":"idle","version":"1","steps":[{"id":"a","run":{"argv":["true"]}}]}' >"$WORK/defs.json"
+launch() {
+  SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE "$SCIMESH_LAUNCH_BIN" --definitions "$WORK/defs.json" --backend local \
+    --spool "$WORK/spool" --idle-exit 3 --wait-ms 1000 "$@"
+}
+
+launch >"$WORK/launcher.log" 2>&1 &
+launcher=$!
+CLEANUP_PIDS+=("$launcher")
+wait_for "the launcher to register" 20 grep -q "registered" "$WORK/launcher.log"
+coordinator_stop
+gone() { ! kill -0 "$launcher" 2>/dev/null; }
+wait_for "the idle launcher to exit with its coordinator gone" 60 gone
+rc=0
+wait "$launcher" || rc=$?
+((rc == 0)) || fail "the idle launcher exited $rc, not 0"
+grep -q "idle for 3 s" "$WORK/launcher.log" || fail "the launcher did not say why it left"
+
+# SCIMESH_URL still names the stopped coordinator's port: nothing listens there.
+launch >"$WORK/unreachable.log" 2>&1 &
+launcher=$!
+CLEANUP_PIDS+=("$launcher")
+wait_for "the launcher without a coordinator to give up" 60 gone
+rc=0
+wait "$launcher" || rc=$?
+((rc != 0)) || fail "with no coordinator at start the launcher exited 0"
+grep -q "register failed" "$WORK/unreachable.log" || fail "no clear error: $(tail -n 2 "$WORK/unreachable.log")"
+note "launcher idle exit without a coordinator: OK"
