@@ -1,10 +1,19 @@
-// OrderForPlacement: widest steps of a claim first.
+// ResourcesOf and OrderForPlacement: a claim's leases as the placer sees them.
 #include "launcher/claim_order.h"
 
 #include <algorithm>
 #include <tuple>
 
 namespace scimesh::launcher {
+
+StepResources ResourcesOf(const Lease& lease) {
+  StepResources r;
+  r.nodes = static_cast<int>(lease.resources.nodes);
+  r.ranks_per_node = static_cast<int>(lease.resources.ranks_per_node);
+  r.cpus_per_rank = static_cast<int>(lease.resources.cpus_per_rank);
+  r.gpus_per_rank = static_cast<int>(lease.resources.gpus_per_rank);
+  return r;
+}
 
 void OrderForPlacement(std::vector<Lease>& leases) {
   auto width = [](const Lease& l) {

@@ -1,11 +1,16 @@
-// The order in which the leases of one claim are placed: widest first.
+// From a claim to the placer: a lease's request, and the order in which the
+// leases of one claim are placed (widest first).
 #pragma once
 
 #include <vector>
 
+#include "launcher/placement.h"
 #include "protocol/wire.h"
 
 namespace scimesh::launcher {
+
+// What the placer is asked for a lease. Pure.
+StepResources ResourcesOf(const Lease& lease);
 
 // Sorts `leases` (stable) so that steps spanning more nodes, then needing
 // more cpus and GPUs per node, are placed first. The coordinator offers a set

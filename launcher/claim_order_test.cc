@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include "launcher/placement.h"
 #include "launcher/topology_test_util.h"
 
 namespace scimesh::launcher {
@@ -17,14 +16,6 @@ Lease Step(const char* id, int64_t nodes, int64_t ranks_per_node, int64_t cpus_p
   l.resources.ranks_per_node = ranks_per_node;
   l.resources.cpus_per_rank = cpus_per_rank;
   return l;
-}
-
-StepResources ResourcesOf(const Lease& l) {
-  StepResources r;
-  r.nodes = static_cast<int>(l.resources.nodes);
-  r.ranks_per_node = static_cast<int>(l.resources.ranks_per_node);
-  r.cpus_per_rank = static_cast<int>(l.resources.cpus_per_rank);
-  return r;
 }
 
 std::unique_ptr<Placer> TwoNodesOfTwoCores() {

@@ -16,18 +16,8 @@ namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("launcher"); }
 
-
 // The long-poll time while steps run (see ClaimLoop).
 constexpr int64_t kBusyWaitMs = 2000;
-
-StepResources ResourcesOf(const Lease& lease) {
-  StepResources r;
-  r.nodes = static_cast<int>(lease.resources.nodes);
-  r.ranks_per_node = static_cast<int>(lease.resources.ranks_per_node);
-  r.cpus_per_rank = static_cast<int>(lease.resources.cpus_per_rank);
-  r.gpus_per_rank = static_cast<int>(lease.resources.gpus_per_rank);
-  return r;
-}
 
 }  // namespace
 
