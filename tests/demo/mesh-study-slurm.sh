@@ -13,7 +13,7 @@
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init demo-mesh-study
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-eval "$("$repo/scripts/dev-cluster" env)"
+use_dev_cluster
 : "${SCIMESH_EXAMPLES_PATH:?set by CTest}"
 export PATH=$SCIMESH_EXAMPLES_PATH:$PATH  # the definitions name `poisson`, `convergence_report`
 coordinator_start --lease-ttl-ms 15000 --heartbeat-ms 2000

@@ -7,8 +7,7 @@
 #     launcher exits 0, and a second allocation finishes the work.
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init launcher-drain
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-eval "$("$repo/scripts/dev-cluster" env)"
+use_dev_cluster
 coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 1000 --grace-ms 2000 --retry-base-ms 200
 export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
 

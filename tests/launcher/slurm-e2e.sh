@@ -5,8 +5,7 @@
 # rank 0 heartbeating, and the events show steps overlapping on both nodes.
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init launcher-slurm
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-eval "$("$repo/scripts/dev-cluster" env)"
+use_dev_cluster
 coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 1000 --grace-ms 2000 --retry-base-ms 200
 
 cat >"$WORK/one.sh" <<'SH'

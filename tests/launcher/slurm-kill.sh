@@ -6,8 +6,7 @@
 # completes both steps. Every attempt ends in exactly one recorded outcome.
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init launcher-kill
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-eval "$("$repo/scripts/dev-cluster" env)"
+use_dev_cluster
 coordinator_start --lease-ttl-ms 3000 --heartbeat-ms 1000 --grace-ms 2000 --retry-base-ms 200
 export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
 source "$(dirname "$0")/allocation-lib.sh"

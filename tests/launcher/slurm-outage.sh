@@ -7,8 +7,7 @@
 # after the restart.
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init launcher-outage
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-eval "$("$repo/scripts/dev-cluster" env)"
+use_dev_cluster
 # Leases outlive the outage (TTL 30 s, as a real site would set well above it).
 serve_flags=(--lease-ttl-ms 30000 --heartbeat-ms 1000 --grace-ms 10000 --retry-base-ms 200)
 coordinator_start "${serve_flags[@]}"

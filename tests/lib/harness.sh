@@ -46,6 +46,12 @@ harness_cleanup() {
   exit $rc
 }
 
+# use_dev_cluster: SLURM's environment for the dev cluster (sbatch, squeue,
+# scontrol talk to it), from scripts/dev-cluster env.
+use_dev_cluster() {
+  eval "$("$(dirname "${BASH_SOURCE[0]}")/../../scripts/dev-cluster" env)"
+}
+
 # coordinator_start [serve flags...]: starts the coordinator on 127.0.0.1:0
 # (or $COORDINATOR_LISTEN, to restart it on the same port) with worker and
 # execute keys; exports SCIMESH_URL, WORKER_TOKEN_FILE, EXEC_TOKEN_FILE and

@@ -8,8 +8,7 @@
 # the signal named.
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init mpi-runtime-slurm
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-eval "$("$repo/scripts/dev-cluster" env)"
+use_dev_cluster
 coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 500 --grace-ms 2000 --retry-base-ms 100 --log-level debug
 
 step() {  # id, nodes, ranks_per_node, argv, native, [env json]

@@ -10,7 +10,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=../lib/harness.sh
 source "$repo/tests/lib/harness.sh"
-eval "$("$repo/scripts/dev-cluster" env)"
+use_dev_cluster
 : "${SCIMESH_SPANK_PLUGIN_BIN:?set by CTest}" "${SCIMESH_LEASE_STATE_BIN:?set by CTest}"
 STATE_TOOL=$SCIMESH_LEASE_STATE_BIN
 PLUGSTACK=$SCIMESH_CLUSTER_DIR/etc/plugstack.conf

@@ -197,8 +197,7 @@ fi
 harness_init launcher-bench
 : "${SCIMESH_LAUNCH_BIN:?set by CTest}" "${SCIMESH_RANK_BIN:?set by CTest}"
 command -v parallel >/dev/null || fail "GNU parallel is not installed (scripts/install-deps)"
-repo=$(cd "$(dirname "$0")/../../.." && pwd)
-eval "$("$repo/scripts/dev-cluster" env)"
+use_dev_cluster
 # 100 held steps keep ~3 keep-alive connections each (launcher, rank 0).
 coordinator_start --threads 512 --retry-base-ms 200
 export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE WORK SCIMESH_BENCH_CHAIN_STEPS=$CHAIN_STEPS \
