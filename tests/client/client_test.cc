@@ -13,6 +13,7 @@
 #include "protocol/sha256.h"
 #include "protocol/wire_json.h"
 #include "tests/client/hostile_server.h"
+#include "tests/lib/time_scale.h"
 
 namespace scimesh {
 namespace {
@@ -21,6 +22,7 @@ using testing::Call;
 using testing::HostileServer;
 using testing::RecordedRequest;
 using testing::Reply;
+using testing::Scaled;
 
 const char* const kToken = "tok-client-test-5f0e9c";
 
@@ -183,10 +185,10 @@ TEST(ClientHostile, PersistentServerErrorsGiveUpAtTheBudgetAsUnavailable) {
 }
 
 TEST(ClientHostile, StallPastTheTimeoutIsRetriedThenTimesOut) {
-  auto server = HostileServer::Start([](const RecordedRequest&) { return Reply::Stall(Millis(5000)); });
+  auto server = HostileServer::Start([](const RecordedRequest&) { return Reply::Stall(Scaled(Millis(5000))); });
   ClientOptions o = Options(server->url());
-  o.call_timeout = Millis(150);
-  o.retry_budget = Millis(700);
+  o.call_timeout = Scaled(Millis(150));
+  o.retry_budget = Scaled(Millis(700));
   auto client = MakeClient(o);
   auto r = client->Register(RegisterRequest{"w/1", "h", "v", 1, {}});
   ASSERT_FALSE(r.ok());
@@ -197,16 +199,17 @@ TEST(ClientHostile, StallPastTheTimeoutIsRetriedThenTimesOut) {
 TEST(ClientHostile, ClaimMayTakeWaitMsPlusMarginButOtherCallsMayNot) {
   auto server = HostileServer::Start([](const RecordedRequest& r) {
     // Answer after 500 ms: longer than call_timeout, shorter than wait_ms + margin.
-    std::this_thread::sleep_for(Millis(500));
+    std::this_thread::sleep_for(Scaled(Millis(500)));
     if (r.path.find("claim") != std::string::npos) return Reply::Json(200, R"({"leases":[]})");
     return Reply::Json(200, R"({"worker_id":"w/1","lease_ttl_ms":1,"heartbeat_ms":1})");
   });
   ClientOptions o = Options(server->url());
-  o.call_timeout = Millis(200);
-  o.claim_margin = Millis(200);
-  o.retry_budget = Millis(300);
+  o.call_timeout = Scaled(Millis(200));
+  o.claim_margin = Scaled(Millis(200));
+  o.retry_budget = Scaled(Millis(300));
   auto client = MakeClient(o);
-  auto claim = client->Claim(ClaimRequest{"w/1", 1, 600, std::nullopt, std::nullopt});
+  const int64_t wait_ms = Scaled(Millis(600)).count();
+  auto claim = client->Claim(ClaimRequest{"w/1", 1, wait_ms, std::nullopt, std::nullopt});
   ASSERT_TRUE(claim.ok()) << claim.status().ToString();
   EXPECT_TRUE(claim->response.leases.empty());
   EXPECT_EQ(server->Count(Call("POST", "/claim")), 1u);

@@ -12,9 +12,12 @@
 #include <gtest/gtest.h>
 
 #include "protocol/client.h"
+#include "tests/lib/time_scale.h"
 
 namespace scimesh {
 namespace {
+
+using testing::Scaled;
 
 // Writes a self-signed certificate for 127.0.0.1 and its key (PEM).
 bool WriteSelfSigned(const std::string& cert_path, const std::string& key_path) {
@@ -79,7 +82,9 @@ class TlsTest : public ::testing::Test {
   Result<RegisterResponse> RegisterWith(ClientOptions o) {
     o.coordinator_url = "https://127.0.0.1:" + std::to_string(port_);
     o.token = Token("tok-tls");
-    o.retry_budget = Millis(1000);
+    o.retry_budget = Scaled(Millis(1000));
+    // The handshake counts in the connect timeout: slow builds need more.
+    o.connect_timeout = Scaled(o.connect_timeout);
     auto c = Client::Create(o);
     if (!c.ok()) return c.status();
     return (*c)->Register(RegisterRequest{"w/1", "h", "v", 1, {}});

@@ -1,8 +1,11 @@
 // Integration: claiming — the long poll (early return, wake on run start),
 // max, the run_id restriction, order, and capacity-aware offers (`free`).
+#include <chrono>
 #include <future>
+#include <string>
 
 #include "coordinator_fixture.h"
+#include "tests/lib/time_scale.h"
 
 namespace scimesh::coordinator::testing {
 namespace {
@@ -137,7 +140,7 @@ class ShortRequestTimeout : public CoordinatorTest {
  protected:
   CoordinatorProcess::Options ProcessOptions() override {
     CoordinatorProcess::Options o;
-    o.extra_args = {"--request-timeout-ms", "1000"};
+    o.extra_args = {"--request-timeout-ms", std::to_string(scimesh::testing::Scaled(std::chrono::milliseconds(1000)).count())};
     return o;
   }
 };

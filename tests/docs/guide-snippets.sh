@@ -38,14 +38,17 @@ awk '/^\.EX$/ { inside = 1; text = ""; next }
 
 lib=${SCIMESH_MPI_LIB_DIR:?} flib=${SCIMESH_MPI_FORTRAN_LIB_DIR:?} include=$SCIMESH_SOURCE_DIR/mpi/include
 link=(-L"$lib" -Wl,-rpath,"$lib")
+# A sanitizer build's library needs its runtime first: compile the snippets
+# with the same -fsanitize flags (SCIMESH_SANITIZE_FLAGS is empty otherwise).
+read -ra san <<<"${SCIMESH_SANITIZE_FLAGS:-}"
 cd "$WORK"
-"${MPI_C_COMPILER:?}" -Wall -Wextra -Werror -O2 -I"$include" pi_step.c -o pi_step_c "${link[@]}" -lscimesh_mpi -lm ||
+"${MPI_C_COMPILER:?}" "${san[@]}" -Wall -Wextra -Werror -O2 -I"$include" pi_step.c -o pi_step_c "${link[@]}" -lscimesh_mpi -lm ||
   fail "the guide's C step does not compile"
-"$MPI_C_COMPILER" -Wall -Wextra -Werror -O2 -I"$include" man_example.c -o man_example "${link[@]}" -lscimesh_mpi ||
+"$MPI_C_COMPILER" "${san[@]}" -Wall -Wextra -Werror -O2 -I"$include" man_example.c -o man_example "${link[@]}" -lscimesh_mpi ||
   fail "the C example of scimesh_step(3) does not compile"
-"${MPI_CXX_COMPILER:?}" -Wall -Wextra -Werror -O2 -DOMPI_SKIP_MPICXX=1 -I"$include" pi_step.cc -o pi_step_cxx \
+"${MPI_CXX_COMPILER:?}" "${san[@]}" -Wall -Wextra -Werror -O2 -DOMPI_SKIP_MPICXX=1 -I"$include" pi_step.cc -o pi_step_cxx \
   "${link[@]}" -lscimesh_mpi || fail "the guide's C++ step does not compile"
-"${MPI_Fortran_COMPILER:?}" -Wall -Werror -O2 -I"${SCIMESH_MPI_FORTRAN_MODULE_DIR:?}" pi_step.f90 -o pi_step_f \
+"${MPI_Fortran_COMPILER:?}" "${san[@]}" -Wall -Werror -O2 -I"${SCIMESH_MPI_FORTRAN_MODULE_DIR:?}" pi_step.f90 -o pi_step_f \
   -L"$flib" -Wl,-rpath,"$flib" "${link[@]}" -lscimesh_mpi_fortran -lscimesh_mpi || fail "the guide's Fortran step does not compile"
 note "the guide's C, C++ and Fortran steps and the example of scimesh_step(3) compile with -Wall -Werror"
 [[ $mode == run ]] || exit 0

@@ -6,7 +6,7 @@
 # error. Both waits below are far under 120 s, so the old behaviour fails them.
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init launcher-idle-exit
-coordinator_start --lease-ttl-ms 4000 --heartbeat-ms 500
+coordinator_start --lease-ttl-ms "$(scaled 4000)" --heartbeat-ms 500
 echo '{"workflow":"idle","version":"1","steps":[{"id":"a","run":{"argv":["true"]}}]}' >"$WORK/defs.json"
 launch() {
   SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE "$SCIMESH_LAUNCH_BIN" --definitions "$WORK/defs.json" --backend local \

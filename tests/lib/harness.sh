@@ -9,6 +9,9 @@ set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "--- $*"; }
+# scaled SECONDS: a waiting bound stretched for slow (sanitizer) builds by
+# SCIMESH_TEST_TIME_SCALE, as tests/lib/time_scale.h does for C++ tests.
+scaled() { echo $(($1 * ${SCIMESH_TEST_TIME_SCALE:-1})); }
 
 harness_init() {
   local name=$1
@@ -102,7 +105,7 @@ run_status() { api GET "/runs/$1" | jq -r .status; }
 
 # wait_run RUN_ID TIMEOUT_S: waits for a terminal status; prints it.
 wait_run() {
-  local run=$1 deadline=$((SECONDS + $2)) status
+  local run=$1 deadline=$((SECONDS + $(scaled "$2"))) status
   while ((SECONDS < deadline)); do
     status=$(run_status "$run")
     case $status in completed|failed|timed_out|cancelled) echo "$status"; return 0 ;; esac
@@ -113,7 +116,7 @@ wait_run() {
 
 # wait_for DESCRIPTION TIMEOUT_S COMMAND...: polls COMMAND until it succeeds.
 wait_for() {
-  local what=$1 deadline=$((SECONDS + $2))
+  local what=$1 deadline=$((SECONDS + $(scaled "$2")))
   shift 2
   until "$@"; do
     ((SECONDS < deadline)) || fail "timed out waiting for: $what"

@@ -7,11 +7,15 @@
 # (the time from the refused heartbeat to the last rank is printed).
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init mpi-runtime-local
-coordinator_start --lease-ttl-ms 4000 --heartbeat-ms 300 --grace-ms 1000 --retry-base-ms 100
+coordinator_start --lease-ttl-ms "$(scaled 4000)" --heartbeat-ms 300 --grace-ms "$(scaled 1000)" --retry-base-ms 100
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 
 pair='"resources": {"nodes": 1, "ranks_per_node": 2}, "max_attempts": 1'
+# Under AddressSanitizer the crash must stay a crash: ASan's SEGV handler
+# would turn it into exit 1, so the crashing step alone runs with handle_segv=0.
+crash_env='"CRASH_RANK": "1"'
+if [[ -n ${ASAN_OPTIONS:-} ]]; then crash_env+=", \"ASAN_OPTIONS\": \"$ASAN_OPTIONS:handle_segv=0\""; fi
 cat >"$WORK/defs.json" <<JSON
 {"workflows": [
   {"workflow": "rt", "version": "1", "steps": [
@@ -20,7 +24,7 @@ cat >"$WORK/defs.json" <<JSON
     {"id": "fortran", "input": {"terms": 1000}, $pair, "run": {"argv": ["$SCIMESH_STEP_FORTRAN_BIN"], "native": true}},
     {"id": "wrapped", $pair, "run": {"argv": ["$SCIMESH_CRASH_RANK_BIN"]}}]},
   {"workflow": "rtcrash", "version": "1", "steps": [
-    {"id": "crash", $pair, "run": {"argv": ["$SCIMESH_CRASH_RANK_BIN"], "env": {"CRASH_RANK": "1"}}}]},
+    {"id": "crash", $pair, "run": {"argv": ["$SCIMESH_CRASH_RANK_BIN"], "env": {$crash_env}}}]},
   {"workflow": "rtcancel", "version": "1", "steps": [
     {"id": "wait", "input": {"wait_for_cancel": true}, $pair, "run": {"argv": ["$SCIMESH_STEP_C_BIN"], "native": true}}]}
 ]}

@@ -75,9 +75,12 @@ note "affinity step ranks ran on: $hosts"
 # over, and after it ended) and rank 0's -- never one per rank.
 for id in c1 c2 c4; do
   lease=$(jq -r ".steps[] | select(.step_id==\"$id\") | .attempts[-1].lease_id" <<<"$show")
-  peers=$(grep "request POST /v1/api/steps/$lease/heartbeat" "$WORK/coordinator.log" | sed 's/.* from //' | sort -u | wc -l)
+  # A step shorter than one heartbeat interval may send none at all (grep
+  # finding nothing must not end the test silently under pipefail).
+  peers=$({ grep "request POST /v1/api/steps/$lease/heartbeat" "$WORK/coordinator.log" || true; } |
+    sed 's/.* from //' | sort -u | wc -l)
   note "step $id: heartbeats from $peers connection(s)"
-  (( peers >= 1 && peers <= 3 )) || fail "step $id heartbeats came from $peers connections"
+  (( peers <= 3 )) || fail "step $id heartbeats came from $peers connections (4 ranks: one per rank?)"
 done
 
 msg=$(api GET "/runs/$r2" | jq -r '.steps[0].attempts[-1].error.message')

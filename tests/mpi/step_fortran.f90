@@ -27,6 +27,7 @@ program step_fortran
     end_at = scan(input(at + 8:), ',}') + at + 6
     read (input(at + 8:end_at), *) terms
   end if
+  deallocate (input)  ! the caller owns the text (LeakSanitizer checks it)
 
   local = 0
   do i = rank + 1, terms, nranks

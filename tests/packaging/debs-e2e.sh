@@ -194,7 +194,11 @@ fi
 
 # --- consumers, built against the private root only -------------------------------
 phase "find_package(scimesh) consumer (C, C++, Fortran)"
+# In a sanitizer build the packaged library needs its runtime first: the
+# consumers are compiled with the same -fsanitize flags (empty otherwise).
+san=${SCIMESH_SANITIZE_FLAGS:-}
 cmake -S "$HERE/consumer" -B "$WORK/consumer" -DCMAKE_PREFIX_PATH="$ROOT/usr" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_FLAGS="$san" -DCMAKE_CXX_FLAGS="$san" -DCMAKE_Fortran_FLAGS="$san" \
   -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$WORK/consumer-configure.log" 2>&1 || fail "consumer: configure failed"
 grep -qF "scimesh_DIR=$ROOT/$libdir/cmake/scimesh" "$WORK/consumer-configure.log" ||
   fail "consumer: scimesh was not found in the private root"
@@ -213,16 +217,16 @@ phase "pkg-config scimesh-mpi consumers (mpicc, mpicxx, mpif90)"
 export PKG_CONFIG_PATH=$R_LIB/pkgconfig
 [[ $(pkg-config --modversion scimesh-mpi) == "${version%-*}" ]] || fail "pkg-config: wrong version"
 [[ $(pkg-config --variable=libdir scimesh-mpi) -ef $R_LIB ]] || fail "pkg-config: libdir is not the installed one"
-mpicc "$HERE/consumer/step_c.c" $(pkg-config --cflags --libs scimesh-mpi) -o "$WORK/pc_consumer" \
+mpicc $san "$HERE/consumer/step_c.c" $(pkg-config --cflags --libs scimesh-mpi) -o "$WORK/pc_consumer" \
   >"$WORK/pc-build.log" 2>&1 || fail "mpicc with pkg-config failed"
 LD_LIBRARY_PATH=$R_LIB "$WORK/pc_consumer" >"$WORK/pc-run.log" 2>&1 || fail "pc_consumer: $(cat "$WORK/pc-run.log")"
 grep -qF "$R_LIB/libscimesh_mpi.so.0" <<<"$(LD_LIBRARY_PATH=$R_LIB ldd "$WORK/pc_consumer")" ||
   fail "pc_consumer does not load the installed library"
 # C++ and Fortran the way docs/user-guide.md shows them (the Fortran module directory from the .pc file).
-mpicxx "$HERE/consumer/step_cxx.cc" $(pkg-config --cflags --libs scimesh-mpi) -o "$WORK/pc_consumer_cxx" \
+mpicxx $san "$HERE/consumer/step_cxx.cc" $(pkg-config --cflags --libs scimesh-mpi) -o "$WORK/pc_consumer_cxx" \
   >"$WORK/pc-build-cxx.log" 2>&1 || fail "mpicxx with pkg-config failed"
 LD_LIBRARY_PATH=$R_LIB "$WORK/pc_consumer_cxx" >"$WORK/pc-run-cxx.log" 2>&1 || fail "pc_consumer_cxx: $(cat "$WORK/pc-run-cxx.log")"
-mpif90 "$HERE/consumer/step_fortran.f90" -I"$(pkg-config --variable=fortranmoddir scimesh-mpi)" \
+mpif90 $san "$HERE/consumer/step_fortran.f90" -I"$(pkg-config --variable=fortranmoddir scimesh-mpi)" \
   -L"$(pkg-config --variable=libdir scimesh-mpi)" -lscimesh_mpi_fortran -lscimesh_mpi -o "$WORK/pc_consumer_f" \
   >"$WORK/pc-build-f.log" 2>&1 || fail "mpif90 with pkg-config failed"
 LD_LIBRARY_PATH=$R_LIB "$WORK/pc_consumer_f" >"$WORK/pc-run-f.log" 2>&1 || fail "pc_consumer_f: $(cat "$WORK/pc-run-f.log")"
