@@ -37,6 +37,7 @@ void ClaimHolds::WorkAvailable() {
     std::lock_guard<std::mutex> lock(mu_);
     ++generation_;
     dirty_ = true;
+    announced_ = Clock::now();
   }
   wake_.notify_all();
 }
@@ -46,7 +47,9 @@ size_t ClaimHolds::held() {
   return held_.size();
 }
 
-void ClaimHolds::Poll(Clock::time_point until, Recheck recheck) {
+void ClaimHolds::Poll(Clock::time_point until, Recheck recheck) { Look(until, recheck); }
+
+bool ClaimHolds::Look(Clock::time_point until, Recheck& recheck) {
   uint64_t seen = 0;
   bool stopped = false;
   {
@@ -54,12 +57,12 @@ void ClaimHolds::Poll(Clock::time_point until, Recheck recheck) {
     seen = generation_;
     stopped = stopped_;
   }
-  if (recheck(stopped)) return;
+  if (recheck(stopped)) return true;
   std::unique_lock<std::mutex> lock(mu_);
   if (stopped_) {
     lock.unlock();
     recheck(true);
-    return;
+    return true;
   }
   const auto recheck_at = std::min(until, Clock::now() + kRecheck);
   held_.push_back(Held{seen, until, recheck_at, std::move(recheck)});
@@ -70,6 +73,7 @@ void ClaimHolds::Poll(Clock::time_point until, Recheck recheck) {
     lock.unlock();
     wake_.notify_all();
   }
+  return false;
 }
 
 void ClaimHolds::Loop() {
@@ -78,10 +82,11 @@ void ClaimHolds::Loop() {
     dirty_ = false;
     const auto now = Clock::now();
     auto next = now + kRecheck;
-    std::vector<Held> due;
+    std::vector<std::pair<Held, bool>> due;  // and whether an announcement woke it
     for (auto it = held_.begin(); it != held_.end();) {
-      if (it->seen != generation_ || now >= it->recheck_at) {
-        due.push_back(std::move(*it));
+      const bool woken = it->seen != generation_;
+      if (woken || now >= it->recheck_at) {
+        due.emplace_back(std::move(*it), woken);
         it = held_.erase(it);
       } else {
         next = std::min(next, it->recheck_at);
@@ -89,9 +94,14 @@ void ClaimHolds::Loop() {
       }
     }
     next_look_ = next;
+    const auto announced = announced_;
     lock.unlock();
-    for (Held& h : due) {
-      queue_.Push(WorkQueue::Lane::kClaims, [this, h = std::move(h)]() mutable { Poll(h.until, std::move(h.recheck)); });
+    for (auto& [h, woken] : due) {
+      queue_.Push(WorkQueue::Lane::kClaims, [this, h = std::move(h), woken = woken, announced]() mutable {
+        if (Look(h.until, h.recheck) && woken && on_wake_) {
+          on_wake_(std::chrono::duration<double>(Clock::now() - announced).count());
+        }
+      });
     }
     lock.lock();
     wake_.wait_until(lock, next, [this] { return stopped_ || dirty_; });

@@ -45,6 +45,9 @@ class ClaimHolds {
   // answer, until it answers or `until`.
   void Poll(Clock::time_point until, Recheck recheck);
   size_t held();
+  // Called with the seconds from an announcement to the answer of a held
+  // claim it woke (metrics). Set before Start().
+  void OnWake(std::function<void(double seconds)> observer) { on_wake_ = std::move(observer); }
 
  private:
   struct Held {
@@ -54,12 +57,16 @@ class ClaimHolds {
     Recheck recheck;
   };
   void Loop();
+  // Poll(); true when it answered.
+  bool Look(Clock::time_point until, Recheck& recheck);
 
   WorkQueue& queue_;
   std::mutex mu_;
   std::condition_variable wake_;
   uint64_t generation_ = 0;
   bool dirty_ = false;  // the loop must look again before sleeping
+  Clock::time_point announced_;  // the last WorkAvailable()
+  std::function<void(double)> on_wake_;
   Clock::time_point next_look_ = Clock::time_point::max();
   bool stopped_ = false;
   std::list<Held> held_;

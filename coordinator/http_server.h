@@ -73,6 +73,8 @@ class HttpServer {
   // Offerable work may exist: held claims look again (the Ledger's signal).
   void WorkAvailable() { holds_.WorkAvailable(); }
   size_t held_claims() { return holds_.held(); }
+  // See ClaimHolds::OnWake; set before Start().
+  void OnClaimWake(std::function<void(double seconds)> observer) { holds_.OnWake(std::move(observer)); }
   ConnectionLimits& limits() { return limits_; }
 
   // The per-request state; public for the libmicrohttpd callbacks only.

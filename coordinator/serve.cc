@@ -22,8 +22,11 @@
 #include "coordinator/audit_log.h"
 #include "coordinator/http_api.h"
 #include "coordinator/http_server.h"
+#include "coordinator/database.h"
 #include "coordinator/keys.h"
 #include "coordinator/ledger.h"
+#include "coordinator/metrics.h"
+#include "coordinator/metrics_endpoint.h"
 #include "coordinator/sweeper.h"
 
 namespace scimesh::coordinator {
@@ -161,6 +164,9 @@ int RunServe(const ServeConfig& config) {
   sigs.clock_due = [&sweeper_ptr](int64_t at) {
     if (Sweeper* s = sweeper_ptr.load()) s->DueAt(at);
   };
+  Metrics metrics;
+  Database::ObserveCommits([&metrics](double s) { metrics.commit().Observe(s); });
+  server.OnClaimWake([&metrics](double s) { metrics.claim_wake().Observe(s); });
   auto ledger = Ledger::Open(config.db, options, sigs);
   if (!ledger.ok()) return Fail(ledger.status());
   Sweeper sweeper(**ledger);
@@ -175,7 +181,8 @@ int RunServe(const ServeConfig& config) {
   // One debug line per request: method, path (ids only), status and the peer,
   // so an operator (or a test) can see which connection made which call.
   // Never headers or bodies: they hold the key and the step's data.
-  server.OnAnswered([](const HttpRequest& req, int status, const std::string&) {
+  server.OnAnswered([&metrics](const HttpRequest& req, int status, const std::string& route) {
+    metrics.Request(req.method, RouteTemplate(route), status);
     spdlog::debug("request {} {} -> {} from {}:{}", req.method, req.path, status, req.remote_addr, req.remote_port);
   });
   sweeper.Start();
@@ -191,18 +198,31 @@ int RunServe(const ServeConfig& config) {
       return 1;
     }
   }
+  std::unique_ptr<MetricsEndpoint> metrics_endpoint;
+  if (!config.metrics_host.empty()) {
+    auto m = MetricsEndpoint::Start(config.metrics_host, config.metrics_port, config.db, metrics, server);
+    if (!m.ok()) {
+      server.Stop();
+      sweeper.Stop();
+      return Fail(m.status().WithContext("--metrics-listen"));
+    }
+    metrics_endpoint = std::move(*m);
+    spdlog::info("metrics on {}:{}/metrics", config.metrics_host, metrics_endpoint->port());
+  }
   spdlog::info("listening on {}{} (lease ttl {} ms, heartbeat {} ms, grace {} ms, {} handler threads)", bound,
                tls ? " (https)" : "", config.lease_ttl_ms, config.heartbeat_ms, config.grace_ms, config.threads);
 
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received {}: stopping (held claims released, in-flight calls finish)", strsignal(sig));
+  if (metrics_endpoint) metrics_endpoint->Stop();
   server.Stop();  // returns once in-flight requests are answered
 
   sweeper.Stop();
   sweeper_ptr = nullptr;
   ledger->reset();  // closes the database (checkpointing the WAL)
   if (!config.port_file.empty()) ::unlink(config.port_file.c_str());
+  Database::ObserveCommits(nullptr);
   ::close(lock_fd);
   spdlog::info("stopped");
   return 0;

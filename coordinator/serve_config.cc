@@ -15,7 +15,7 @@ constexpr const char* kNames[] = {
     "retry-cap-ms", "request-timeout-ms", "max-body", "max-artifact", "audit-log",
     "threads",    "config",        "log-level",
     "max-connections", "max-connections-per-address", "head-timeout-ms", "body-min-rate",
-    "tls-cert",   "tls-key",
+    "tls-cert",   "tls-key",       "metrics-listen",
 };
 
 bool Known(const std::string& name) {
@@ -70,19 +70,19 @@ Status ToInt(const std::map<std::string, std::string>& v, const char* name, int6
   return Status::Ok();
 }
 
-Status ParseListen(const std::string& s, ServeConfig& c) {
+Status ParseListen(const std::string& s, std::string& out_host, int& out_port, const char* flag) {
   size_t colon = s.rfind(':');
-  if (colon == std::string::npos || colon == 0) return Status::InvalidArgument("--listen: expected HOST:PORT");
+  if (colon == std::string::npos || colon == 0) return Status::InvalidArgument(std::string(flag) + ": expected HOST:PORT");
   std::string host = s.substr(0, colon);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   int port = 0;
   std::string p = s.substr(colon + 1);
   auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), port);
   if (ec != std::errc() || end != p.data() + p.size() || port < 0 || port > 65535) {
-    return Status::InvalidArgument("--listen: the port must be 0-65535");
+    return Status::InvalidArgument(std::string(flag) + ": the port must be 0-65535");
   }
-  c.listen_host = host;
-  c.listen_port = port;
+  out_host = host;
+  out_port = port;
   return Status::Ok();
 }
 
@@ -130,7 +130,12 @@ Result<ServeConfig> ParseServeConfig(const std::vector<std::string>& args, const
   str("log-level", &c.log_level);
   str("tls-cert", &c.tls_cert);
   str("tls-key", &c.tls_key);
-  if (auto it = v.find("listen"); it != v.end()) SCIMESH_RETURN_IF_ERROR(ParseListen(it->second, c));
+  if (auto it = v.find("listen"); it != v.end()) {
+    SCIMESH_RETURN_IF_ERROR(ParseListen(it->second, c.listen_host, c.listen_port, "--listen"));
+  }
+  if (auto it = v.find("metrics-listen"); it != v.end() && !it->second.empty()) {
+    SCIMESH_RETURN_IF_ERROR(ParseListen(it->second, c.metrics_host, c.metrics_port, "--metrics-listen"));
+  }
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "lease-ttl-ms", 100, 86400000, &c.lease_ttl_ms));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "heartbeat-ms", 10, 86400000, &c.heartbeat_ms));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "grace-ms", 0, 86400000, &c.grace_ms));
@@ -202,6 +207,9 @@ Network:
   --max-connections-per-address N
                             open connections from one client address (default
                             1024); past it 503 with Retry-After
+  --metrics-listen HOST:PORT
+                            serve GET /metrics (Prometheus text format, no key)
+                            on this separate address (default: none)
   --tls-cert PATH           serve HTTPS with this PEM certificate (chain) ...
   --tls-key PATH            ... and this PEM private key (both or neither)
   --max-body BYTES          largest JSON request body (default 1048576)

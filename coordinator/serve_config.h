@@ -34,6 +34,8 @@ struct ServeConfig {
   int64_t max_connections_per_address = 1024;
   int64_t head_timeout_ms = 10000;
   int64_t body_min_rate = 4096;
+  std::string metrics_host;  // empty: no /metrics listener
+  int metrics_port = 0;
   std::string tls_cert;  // empty: plain HTTP
   std::string tls_key;
   std::string log_level = "info";
