@@ -190,7 +190,7 @@ Network:
   --port-file PATH          write the bound port here (atomically) once listening
   --public-url URL          base of the artifact URIs handed to workers
                             (default http://HOST:BOUND-PORT)
-  --threads N               handler threads (default 8, at least 8). Requests run on
+  --threads N               handler threads (default 32, at least 8). Requests run on
                             them once fully received; a held claim, an idle or slow
                             connection uses none.
   --request-timeout-ms N    a connection with no traffic at all for this long is

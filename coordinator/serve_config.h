@@ -29,7 +29,7 @@ struct ServeConfig {
   int64_t max_body = 1 << 20;
   int64_t max_artifact = 256LL << 20;
   std::string audit_log;  // default: <db>.audit.log
-  int64_t threads = 8;
+  int64_t threads = 32;
   int64_t max_connections = 8192;
   int64_t max_connections_per_address = 1024;
   int64_t head_timeout_ms = 10000;

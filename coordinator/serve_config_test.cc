@@ -35,7 +35,7 @@ TEST(ParseServeConfig, DefaultsFollowTheDb) {
   EXPECT_EQ(c->request_timeout_ms, 30000);
   EXPECT_EQ(c->max_body, 1 << 20);
   // Handler threads: a held claim or a slow connection holds none.
-  EXPECT_EQ(c->threads, 8);
+  EXPECT_EQ(c->threads, 32);
   EXPECT_EQ(c->head_timeout_ms, 10000);
   EXPECT_EQ(c->max_connections, 8192);
   EXPECT_EQ(c->max_connections_per_address, 1024);

@@ -34,6 +34,16 @@ RawConnection::RawConnection(RawConnection&& other) noexcept : fd_(other.fd_), c
   other.fd_ = -1;
 }
 
+RawConnection& RawConnection::operator=(RawConnection&& other) noexcept {
+  if (this != &other) {
+    Close();
+    fd_ = other.fd_;
+    closed_ = other.closed_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
 void RawConnection::Close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;

@@ -13,7 +13,7 @@ class RawConnection {
   explicit RawConnection(int port);
   ~RawConnection();
   RawConnection(RawConnection&& other) noexcept;
-  RawConnection& operator=(RawConnection&&) = delete;
+  RawConnection& operator=(RawConnection&& other) noexcept;
   RawConnection(const RawConnection&) = delete;
 
   bool ok() const { return fd_ >= 0; }
