@@ -2,6 +2,7 @@
 // trickling heads and bodies, hundreds of held claims, connection caps,
 // malformed framing — while health and lease calls keep being answered.
 // Each scenario starved or stalled the thread-per-connection server.
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -137,6 +138,28 @@ TEST_F(FrontEnd, HealthAndLeaseCallsAreAnsweredWhile200ClaimsAreHeld) {
     }
   }
   EXPECT_EQ(with_lease, 1u);
+}
+
+TEST_F(FrontEnd, ALargeUploadStreamsThroughWhileHealthIsAnswered) {
+  LeaseRef lease = StartedLease();
+  // 12 MiB: many times the connection's hand-over buffer, so the upload is
+  // paused and resumed while the handler writes it to the store.
+  std::string bytes(12u << 20, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 2654435761u) >> 13);
+  std::atomic<int> status{0};
+  std::thread upload([&] {
+    ApiClient c(process_->port(), process_->token("w1"));
+    status = c.Put("/v1/api/steps/" + lease.lease_id + "/artifacts/field.bin?worker_id=worker-1&attempt=1", bytes,
+                   Sha256(bytes))
+                 .status;
+  });
+  EXPECT_EQ(RawStatus(process_->port(), HealthRequest()), 200);
+  upload.join();
+  ASSERT_EQ(status.load(), 201);
+  Reply got = exec_->Get("/v1/api/artifacts/" + Sha256(bytes));
+  ASSERT_EQ(got.status, 200);
+  EXPECT_EQ(got.body.size(), bytes.size());
+  EXPECT_TRUE(got.body == bytes);
 }
 
 class Caps : public CoordinatorTest {
