@@ -102,6 +102,11 @@ bool ConnectionLimits::Late(const Conn& c, Clock::time_point now) const {
 }
 
 void ConnectionLimits::Watch() {
+  // Cuts are logged as counts at most every kReportEvery: an attack of
+  // thousands of tricklers must not flood the log.
+  constexpr auto kReportEvery = std::chrono::seconds(10);
+  uint64_t reported_head = 0, reported_body = 0;
+  auto last_report = Clock::now();
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     wake_.wait_for(lock, kTick);
@@ -113,10 +118,16 @@ void ConnectionLimits::Watch() {
       // under us. Exempt: cut once.
       ::shutdown(c.fd, SHUT_RDWR);
       (c.phase == Phase::kHead ? closed_head_ : closed_body_)++;
-      spdlog::info("http: closed a connection from {}: {}", c.address,
-                   c.phase == Phase::kHead ? "request head not complete within the deadline"
-                                           : "request body slower than the minimum rate");
       c.phase = Phase::kExempt;
+    }
+    if (now - last_report >= kReportEvery &&
+        (closed_head_ != reported_head || closed_body_ != reported_body)) {
+      spdlog::info("http: closed {} connections whose request head missed its deadline and {} whose body was "
+                   "slower than the minimum rate",
+                   closed_head_ - reported_head, closed_body_ - reported_body);
+      reported_head = closed_head_;
+      reported_body = closed_body_;
+      last_report = now;
     }
   }
 }
