@@ -16,6 +16,7 @@
 
 #include "coordinator/json_text.h"
 #include "protocol/token.h"
+#include "protocol/url.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -217,6 +218,7 @@ std::string RunUsage() {
 
 Every subcommand takes --url URL (default $SCIMESH_URL or http://127.0.0.1:8470).
 The key (scope execute) comes from $SCIMESH_TOKEN_FILE or $SCIMESH_TOKEN, never argv.
+Plain http only to loopback, unless SCIMESH_ALLOW_INSECURE_HTTP=1.
 Exit status: 0 success, 1 refused (or, for watch, the run did not complete),
 2 usage, 3 the coordinator could not be reached.
 )usage";
@@ -254,9 +256,22 @@ int RunRunCommand(const std::vector<std::string>& args) {
     std::cerr << "scimesh-coordinator run: " << token.status().message() << "\n";
     return kExitUsage;
   }
+  // The client's transport policy: https, or plain http only to loopback
+  // unless SCIMESH_ALLOW_INSECURE_HTTP=1 (the key must not cross a network
+  // in clear text by accident).
+  auto parsed = ParseUrl(url);
+  if (!parsed.ok()) {
+    std::cerr << "scimesh-coordinator run: --url: " << parsed.status().message() << "\n";
+    return kExitUsage;
+  }
+  const char* insecure = std::getenv("SCIMESH_ALLOW_INSECURE_HTTP");
+  if (Status s = CheckTransportPolicy(*parsed, insecure != nullptr && std::string(insecure) == "1"); !s.ok()) {
+    std::cerr << "scimesh-coordinator run: " << s.message() << "\n";
+    return kExitUsage;
+  }
   RunClient client(url, token->secret());
   if (!client.valid()) {
-    std::cerr << "scimesh-coordinator run: --url must look like http://HOST:PORT\n";
+    std::cerr << "scimesh-coordinator run: --url must look like http(s)://HOST:PORT\n";
     return kExitUsage;
   }
   std::string body;
