@@ -250,6 +250,7 @@ MHD_Result ServerCallbacks::Receive(Exchange& ex, const char* data, size_t* size
     return ex.seen > kDrainCap ? MHD_NO : MHD_YES;
   }
   if (ex.seen > kDrainCap) return MHD_NO;
+  if (req.body_state == HttpRequest::BodyState::kTooLarge) return MHD_YES;  // drained, dropped
   if (req.body.size() + n <= ex.server->options_.max_body) {
     req.body.append(data, n);
   } else {
