@@ -33,8 +33,10 @@ class MetricsTest : public CoordinatorTest {
   CoordinatorProcess::Options ProcessOptions() override {
     metrics_port_ = FreePort();
     CoordinatorProcess::Options o;
-    o.lease_ttl_ms = 2000;
-    o.heartbeat_ms = 500;
+    // Long enough that the claim below is held before the leases expire,
+    // even on a slow (sanitizer) build.
+    o.lease_ttl_ms = 4000;
+    o.heartbeat_ms = 1000;
     o.grace_ms = 500;
     o.extra_args = {"--metrics-listen", "127.0.0.1:" + std::to_string(metrics_port_)};
     return o;
