@@ -10,6 +10,9 @@ find_package(MPI REQUIRED COMPONENTS C CXX Fortran)
 find_package(RapidJSON REQUIRED CONFIG)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+# The coordinator's event-driven HTTP front end (docs/coordinator.md "Why
+# libmicrohttpd"); cpp-httplib stays for clients in tests and `run`.
+pkg_check_modules(MICROHTTPD REQUIRED IMPORTED_TARGET libmicrohttpd)
 
 if(NOT TARGET RapidJSON::RapidJSON)
   add_library(RapidJSON::RapidJSON INTERFACE IMPORTED)

@@ -1,6 +1,8 @@
 // SQLite connection, statement cache, queries and transactions.
 #include "coordinator/database.h"
 
+#include <chrono>
+
 #include <sqlite3.h>
 
 #include <spdlog/spdlog.h>
@@ -146,11 +148,24 @@ Status Database::Begin() {
   return q->Run();
 }
 
+namespace {
+std::function<void(double)>& CommitObserver() {
+  static std::function<void(double)> observer;
+  return observer;
+}
+}  // namespace
+
+void Database::ObserveCommits(std::function<void(double seconds)> observer) {
+  CommitObserver() = std::move(observer);
+}
+
 Status Database::Commit() {
   static constexpr char kCommit[] = "COMMIT";
   auto q = Sql(kCommit);
   if (!q.ok()) return q.status();
+  const auto started = std::chrono::steady_clock::now();
   Status s = q->Run();
+  if (CommitObserver()) CommitObserver()(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (!s.ok()) Rollback();  // a failed COMMIT leaves the transaction open
   return s;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +72,10 @@ class Database {
   // of the connection. `sql` must be a named constant (static storage): the
   // cache keys on its text.
   Result<Query> Sql(const char* sql);
+
+  // Process-wide: called with each COMMIT's duration in seconds (metrics).
+  // Set before any database opens; not changed while one is in use.
+  static void ObserveCommits(std::function<void(double seconds)> observer);
 
   Status Exec(const char* sql);  // for statements without parameters or rows
   Status Begin();                // BEGIN IMMEDIATE: takes the write lock now

@@ -50,7 +50,7 @@ StepDefinition ReadStep(const rapidjson::Value& value, const std::string& path, 
   StepDefinition s;
   FieldReader step(value, path, problems);
   s.id = step.String("id", Need::kRequired, 1, 64).value_or("");
-  if (!problems.any() && !IsName(s.id)) step.Fail("id", "must be 1-64 characters of [A-Za-z0-9._-]");
+  if (!problems.any() && !IsName(s.id)) step.Fail("id", "must be 1-64 characters of [A-Za-z0-9._-], not . or ..");
   if (const rapidjson::Value* needs = step.Array("needs", Need::kOptional, 0, 256)) {
     for (rapidjson::SizeType i = 0; i < needs->Size(); ++i) {
       const auto& n = (*needs)[i];
@@ -184,9 +184,9 @@ WorkflowDefinition ReadDefinition(const rapidjson::Value& value, const std::stri
   WorkflowDefinition def;
   FieldReader r(value, path, problems);
   def.workflow = r.String("workflow", Need::kRequired, 1, 64).value_or("");
-  if (!problems.any() && !IsName(def.workflow)) r.Fail("workflow", "must be 1-64 characters of [A-Za-z0-9._-]");
+  if (!problems.any() && !IsName(def.workflow)) r.Fail("workflow", "must be 1-64 characters of [A-Za-z0-9._-], not . or ..");
   def.version = r.String("version", Need::kRequired, 1, 64).value_or("");
-  if (!problems.any() && !IsName(def.version)) r.Fail("version", "must be 1-64 characters of [A-Za-z0-9._-]");
+  if (!problems.any() && !IsName(def.version)) r.Fail("version", "must be 1-64 characters of [A-Za-z0-9._-], not . or ..");
   const rapidjson::Value* steps = r.Array("steps", Need::kRequired, 1, 256);
   if (steps == nullptr || problems.any()) return def;
   for (rapidjson::SizeType i = 0; i < steps->Size() && !problems.any(); ++i) {

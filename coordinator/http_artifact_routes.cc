@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <httplib.h>
 #include <spdlog/spdlog.h>
 
 #include "coordinator/http_api.h"
@@ -21,15 +20,15 @@ bool IsMediaType(const std::string& s) {
   return true;
 }
 
-const std::string* Param(const httplib::Request& req, const char* name) {
+const std::string* Param(const HttpRequest& req, const char* name) {
   auto it = req.params.find(name);
   return it == req.params.end() ? nullptr : &it->second;
 }
 
 }  // namespace
 
-void HttpApi::UploadArtifact(const httplib::Request& req, httplib::Response& res,
-                             const httplib::ContentReader& reader) {
+void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
+                             const ContentReader& reader) {
   // A refusal before the bytes are stored drains a body of moderate size,
   // so the client (still sending) can read the answer; a larger one is cut
   // off by closing the connection.
@@ -103,7 +102,7 @@ void HttpApi::UploadArtifact(const httplib::Request& req, httplib::Response& res
   ReplyJson(res, recorded.value().created ? 201 : 200, ToJson(recorded.value().ref));
 }
 
-void HttpApi::DownloadArtifact(const httplib::Request& req, httplib::Response& res) {
+void HttpApi::DownloadArtifact(const HttpRequest& req, HttpResponse& res) {
   auto key = Authorize(req, res, kScopeWorker | kScopeExecute);
   if (!key) return;
   const std::string sha256 = req.matches[1];
@@ -132,7 +131,7 @@ void HttpApi::DownloadArtifact(const httplib::Request& req, httplib::Response& r
   res.set_header("X-Scimesh-Sha256", sha256);
   res.set_content_provider(
       static_cast<size_t>(st.st_size), media_type.value(),
-      [fd](size_t offset, size_t length, httplib::DataSink& sink) {
+      [fd](size_t offset, size_t length, DataSink& sink) {
         char buf[64 * 1024];
         size_t n = std::min(length, sizeof buf);
         ssize_t got = ::pread(fd, buf, n, static_cast<off_t>(offset));

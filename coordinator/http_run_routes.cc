@@ -1,7 +1,5 @@
 // HttpApi: the run API (execute scope) — start, show, journal, cancel — with
 // reads written to the audit log.
-#include <httplib.h>
-
 #include "coordinator/http_api.h"
 #include "coordinator/identifiers.h"
 #include "coordinator/requests.h"
@@ -9,7 +7,7 @@
 
 namespace scimesh::coordinator {
 
-void HttpApi::CreateRun(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+void HttpApi::CreateRun(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
   Body raw = ReadBody(req, reader, limits_.max_body);
   if (!Authorize(req, res, kScopeExecute, raw.unread())) return;
   auto body = ParseBody(res, raw);
@@ -21,7 +19,7 @@ void HttpApi::CreateRun(const httplib::Request& req, httplib::Response& res, con
   ReplyJson(res, 201, ToJson(reply.value()));
 }
 
-void HttpApi::ShowRun(const httplib::Request& req, httplib::Response& res, bool journal) {
+void HttpApi::ShowRun(const HttpRequest& req, HttpResponse& res, bool journal) {
   auto key = Authorize(req, res, kScopeExecute);
   if (!key) return;
   const std::string run_id = req.matches[1];
@@ -37,7 +35,7 @@ void HttpApi::ShowRun(const httplib::Request& req, httplib::Response& res, bool 
   audit_.Record(key->name, req.method, req.path, res.status);
 }
 
-void HttpApi::CancelRun(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+void HttpApi::CancelRun(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
   // The body is ignored, but read so the connection stays usable.
   Body raw = ReadBody(req, reader, limits_.max_body);
   if (!Authorize(req, res, kScopeExecute, raw.unread())) return;

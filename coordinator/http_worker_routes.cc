@@ -1,7 +1,5 @@
 // HttpApi: the worker calls — register, claim (the long poll), and the lease
 // calls started / heartbeat / complete / fail.
-#include <httplib.h>
-
 #include <algorithm>
 #include <chrono>
 
@@ -12,7 +10,7 @@
 
 namespace scimesh::coordinator {
 
-void HttpApi::Register(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+void HttpApi::Register(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
   Body raw = ReadBody(req, reader, limits_.max_body);
   if (!Authorize(req, res, kScopeWorker, raw.unread())) return;
   auto body = ParseBody(res, raw);
@@ -24,7 +22,7 @@ void HttpApi::Register(const httplib::Request& req, httplib::Response& res, cons
   ReplyJson(res, 200, ToJson(reply.value()));
 }
 
-void HttpApi::Claim(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+void HttpApi::Claim(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
   Body raw = ReadBody(req, reader, limits_.max_body);
   auto key = Authorize(req, res, kScopeWorker, raw.unread());
   if (!key) return;
@@ -34,27 +32,30 @@ void HttpApi::Claim(const httplib::Request& req, httplib::Response& res, const h
   if (!parsed.ok()) return ReplyError(res, parsed.error());
   const ClaimRequest& claim = parsed.value();
 
-  // Held at most wait_ms and never longer than 4/5 of the request timeout.
-  using Clock = ClaimWaker::Clock;
+  // Held at most wait_ms and never longer than 4/5 of the request timeout;
+  // while held it costs no thread (HttpServer holds it and asks again
+  // whenever work may have become available).
+  using Clock = std::chrono::steady_clock;
   const auto until =
       Clock::now() + std::chrono::milliseconds(std::min<int64_t>(claim.wait_ms, limits_.max_claim_hold_ms));
-  constexpr auto kRecheck = std::chrono::milliseconds(500);  // at most twice a second without a wakeup
-  for (;;) {
-    // Note the generation before looking: a change announced while we look
-    // ends the wait below at once.
-    const uint64_t seen = waker_.generation();
-    auto reply = ledger_.Claim(claim, key->name);
-    if (!reply.ok()) return ReplyError(res, reply.error());
-    const auto now = Clock::now();
-    if (!reply.value().leases.empty() || now >= until) return ReplyJson(res, 200, ToJson(reply.value()));
-    if (!waker_.WaitFor(seen, std::min(until, now + kRecheck))) {
-      return ReplyJson(res, 200, ToJson(ClaimReply{}));  // shutting down: release the poll
+  res.Hold(until, [this, claim, key_name = key->name, until](HttpResponse& r, bool shutting_down) {
+    if (shutting_down) {
+      ReplyJson(r, 200, ToJson(ClaimReply{}));  // release the poll
+      return true;
     }
-  }
+    auto reply = ledger_.Claim(claim, key_name);
+    if (!reply.ok()) {
+      ReplyError(r, reply.error());
+      return true;
+    }
+    if (reply.value().leases.empty() && Clock::now() < until) return false;
+    ReplyJson(r, 200, ToJson(reply.value()));
+    return true;
+  });
 }
 
-void HttpApi::ReportOnLease(LeaseCall call, const httplib::Request& req, httplib::Response& res,
-                        const httplib::ContentReader& reader) {
+void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse& res,
+                        const ContentReader& reader) {
   Body raw = ReadBody(req, reader, limits_.max_body);
   auto key = Authorize(req, res, kScopeWorker, raw.unread());
   if (!key) return;

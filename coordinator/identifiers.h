@@ -1,5 +1,6 @@
 // Identifier rules of docs/protocol.md "Conventions" and the random ids the
-// coordinator issues (run, lease, trace, span, key secrets). Thread-safe.
+// coordinator issues (run, lease, trace, span, key secrets). The rules are
+// protocol/identifiers.h's, the client's: one set for both sides. Thread-safe.
 #pragma once
 
 #include <string>
@@ -9,7 +10,8 @@ namespace scimesh::coordinator {
 
 // worker_id: 1-128 characters of [A-Za-z0-9._:@/-].
 bool IsWorkerId(std::string_view s);
-// Step ids, workflow names and versions: 1-64 characters of [A-Za-z0-9._-].
+// Step ids, workflow names and versions: 1-64 characters of [A-Za-z0-9._-],
+// not "." or "..".
 bool IsName(std::string_view s);
 // Artifact names: 1-128 characters of [A-Za-z0-9._-], not starting with '.'.
 bool IsArtifactName(std::string_view s);

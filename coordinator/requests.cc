@@ -176,10 +176,10 @@ ApiResult<RunCreateRequest> ParseRunCreateRequest(const rapidjson::Value& body) 
   FieldReader r(body, "", problems);
   RunCreateRequest req;
   req.workflow = r.String("workflow", Need::kRequired, 1, 64).value_or("");
-  if (!problems.any() && !IsName(req.workflow)) r.Fail("workflow", "must be 1-64 characters of [A-Za-z0-9._-]");
+  if (!problems.any() && !IsName(req.workflow)) r.Fail("workflow", "must be 1-64 characters of [A-Za-z0-9._-], not . or ..");
   req.version = r.String("version", Need::kOptional, 1, 64);
   if (!problems.any() && req.version && !IsName(*req.version)) {
-    r.Fail("version", "must be 1-64 characters of [A-Za-z0-9._-]");
+    r.Fail("version", "must be 1-64 characters of [A-Za-z0-9._-], not . or ..");
   }
   req.input_json = ObjectText(r, "input", Need::kRequired).value_or("{}");
   if (const rapidjson::Value* c = r.Any("correlation", Need::kOptional)) req.correlation_json = CompactJson(*c);

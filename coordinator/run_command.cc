@@ -15,6 +15,8 @@
 #include <rapidjson/document.h>
 
 #include "coordinator/json_text.h"
+#include "protocol/token.h"
+#include "protocol/url.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -63,22 +65,6 @@ bool ParseArgs(const std::vector<std::string>& args, RunArgs& out, std::string* 
     }
   }
   return true;
-}
-
-std::optional<std::string> ReadToken(std::string* why) {
-  if (const char* file = std::getenv("SCIMESH_TOKEN_FILE"); file != nullptr && *file != '\0') {
-    std::ifstream in(file);
-    std::string token;
-    if (!in || !std::getline(in, token)) {
-      *why = "cannot read the token file named by SCIMESH_TOKEN_FILE";
-      return std::nullopt;
-    }
-    while (!token.empty() && (token.back() == '\r' || token.back() == ' ')) token.pop_back();
-    return token;
-  }
-  if (const char* token = std::getenv("SCIMESH_TOKEN"); token != nullptr && *token != '\0') return std::string(token);
-  *why = "no token: set SCIMESH_TOKEN_FILE (a 0600 file) or SCIMESH_TOKEN";
-  return std::nullopt;
 }
 
 // Reads a JSON argument: the text itself, or @file.
@@ -232,6 +218,7 @@ std::string RunUsage() {
 
 Every subcommand takes --url URL (default $SCIMESH_URL or http://127.0.0.1:8470).
 The key (scope execute) comes from $SCIMESH_TOKEN_FILE or $SCIMESH_TOKEN, never argv.
+Plain http only to loopback, unless SCIMESH_ALLOW_INSECURE_HTTP=1.
 Exit status: 0 success, 1 refused (or, for watch, the run did not complete),
 2 usage, 3 the coordinator could not be reached.
 )usage";
@@ -262,14 +249,29 @@ int RunRunCommand(const std::vector<std::string>& args) {
   }
   std::string url = a.flags.count("url") ? a.flags["url"] : "";
   if (url.empty()) url = std::getenv("SCIMESH_URL") != nullptr ? std::getenv("SCIMESH_URL") : "http://127.0.0.1:8470";
-  auto token = ReadToken(&why);
-  if (!token) {
-    std::cerr << "scimesh-coordinator run: " << why << "\n";
+  // The client's rules: a token file must be private (0600), and the secret
+  // is registered with the log redactor.
+  auto token = LoadTokenFromEnvironment();
+  if (!token.ok()) {
+    std::cerr << "scimesh-coordinator run: " << token.status().message() << "\n";
     return kExitUsage;
   }
-  RunClient client(url, *token);
+  // The client's transport policy: https, or plain http only to loopback
+  // unless SCIMESH_ALLOW_INSECURE_HTTP=1 (the key must not cross a network
+  // in clear text by accident).
+  auto parsed = ParseUrl(url);
+  if (!parsed.ok()) {
+    std::cerr << "scimesh-coordinator run: --url: " << parsed.status().message() << "\n";
+    return kExitUsage;
+  }
+  const char* insecure = std::getenv("SCIMESH_ALLOW_INSECURE_HTTP");
+  if (Status s = CheckTransportPolicy(*parsed, insecure != nullptr && std::string(insecure) == "1"); !s.ok()) {
+    std::cerr << "scimesh-coordinator run: " << s.message() << "\n";
+    return kExitUsage;
+  }
+  RunClient client(url, token->secret());
   if (!client.valid()) {
-    std::cerr << "scimesh-coordinator run: --url must look like http://HOST:PORT\n";
+    std::cerr << "scimesh-coordinator run: --url must look like http(s)://HOST:PORT\n";
     return kExitUsage;
   }
   std::string body;

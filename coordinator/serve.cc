@@ -5,25 +5,28 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
-#include <thread>
+#include <fstream>
+#include <sstream>
 
-#include <httplib.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "coordinator/artifact_store.h"
 #include "coordinator/audit_log.h"
-#include "coordinator/claim_waker.h"
 #include "coordinator/http_api.h"
+#include "coordinator/http_server.h"
+#include "coordinator/database.h"
 #include "coordinator/keys.h"
 #include "coordinator/ledger.h"
+#include "coordinator/metrics.h"
+#include "coordinator/metrics_endpoint.h"
 #include "coordinator/sweeper.h"
 
 namespace scimesh::coordinator {
@@ -64,6 +67,27 @@ Status WritePortFile(const std::string& path, int port) {
   return Status::Ok();
 }
 
+// Every connection is a descriptor: raise the soft limit to the hard one so
+// the connection caps, not the default 1024, bound them.
+int64_t RaiseDescriptorLimit() {
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return -1;
+  if (rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &rl);
+    ::getrlimit(RLIMIT_NOFILE, &rl);
+  }
+  return rl.rlim_cur == RLIM_INFINITY ? INT64_MAX : static_cast<int64_t>(rl.rlim_cur);
+}
+
+Result<std::string> ReadPem(const std::string& path, const char* what) {
+  std::ifstream in(path);
+  std::stringstream text;
+  if (in) text << in.rdbuf();
+  if (!in || text.str().empty()) return Status::InvalidArgument(std::string("cannot read the TLS ") + what);
+  return text.str();
+}
+
 int Fail(const Status& s) {
   spdlog::error("cannot start: {}", s.ToString());
   return 1;
@@ -73,13 +97,12 @@ int Fail(const Status& s) {
 
 int RunServe(const ServeConfig& config) {
   SetUpLogging(config.log_level);
-  // Every thread started from here on inherits the mask; one thread takes
+  // Every thread started from here on inherits the mask; this thread takes
   // the signals with sigwait.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGUSR1);  // internal: "the server is done, stop waiting"
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
@@ -93,26 +116,38 @@ int RunServe(const ServeConfig& config) {
   auto audit = AuditLog::Open(config.audit_log);
   if (!audit.ok()) return Fail(audit.status());
 
-  httplib::Server server;
-  const size_t threads = static_cast<size_t>(config.threads);
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  const auto timeout = std::chrono::milliseconds(config.request_timeout_ms);
-  server.set_read_timeout(timeout);
-  server.set_write_timeout(timeout);
-  server.set_tcp_nodelay(true);  // replies are small: never wait for Nagle + delayed ACK
-  server.set_keep_alive_max_count(10000);
-  // An idle keep-alive connection holds a pool thread (and delays shutdown)
-  // for this long; clients reconnect transparently.
-  server.set_keep_alive_timeout(2);
-  server.set_payload_max_length(static_cast<size_t>(std::max(config.max_body, config.max_artifact)));
-
-  int port = config.listen_port;
-  if (port == 0) {
-    port = server.bind_to_any_port(config.listen_host);
-    if (port < 0) return Fail(Status::Unavailable("cannot listen on " + config.listen_host + ":0"));
-  } else if (!server.bind_to_port(config.listen_host, port)) {
-    return Fail(Status::Unavailable("cannot listen on " + config.listen_host + ":" + std::to_string(port)));
+  HttpServerOptions http;
+  http.host = config.listen_host;
+  http.port = config.listen_port;
+  http.threads = static_cast<size_t>(config.threads);
+  http.upload_threads = std::max<size_t>(2, http.threads / 4);
+  http.max_body = static_cast<size_t>(config.max_body);
+  http.idle_timeout_s = std::max<int64_t>(1, config.request_timeout_ms / 1000);
+  http.caps.max_connections = config.max_connections;
+  http.caps.max_per_address = config.max_connections_per_address;
+  http.caps.head_timeout_ms = config.head_timeout_ms;
+  http.caps.body_min_rate = config.body_min_rate;
+  // Descriptors for the database, logs and artifacts besides connections.
+  const int64_t fds = RaiseDescriptorLimit();
+  if (fds > 0 && http.caps.max_connections + 512 > fds) {
+    http.caps.max_connections = std::max<int64_t>(16, fds - 512);
+    spdlog::warn("the descriptor limit ({}) allows {} connections, not {}", fds, http.caps.max_connections,
+                 config.max_connections);
   }
+  const bool tls = !config.tls_cert.empty();
+  if (tls) {
+    auto cert = ReadPem(config.tls_cert, "certificate (--tls-cert)");
+    if (!cert.ok()) return Fail(cert.status());
+    auto key = ReadPem(config.tls_key, "key (--tls-key)");
+    if (!key.ok()) return Fail(key.status());
+    http.tls_cert_pem = *cert;
+    http.tls_key_pem = *key;
+  }
+
+  HttpServer server(http);
+  // Bound before the Ledger opens: the default public URL names the port.
+  if (Status s = server.Bind(); !s.ok()) return Fail(s);
+  const int port = server.port();
   const bool v6 = config.listen_host.find(':') != std::string::npos;
   const std::string bound = (v6 ? "[" + config.listen_host + "]" : config.listen_host) + ":" + std::to_string(port);
 
@@ -121,15 +156,17 @@ int RunServe(const ServeConfig& config) {
   options.heartbeat_ms = config.heartbeat_ms;
   options.grace_ms = config.grace_ms;
   options.retry = RetryPolicy{config.retry_base_ms, config.retry_cap_ms};
-  options.public_url = config.public_url.empty() ? "http://" + bound : config.public_url;
+  options.public_url = config.public_url.empty() ? (tls ? "https://" : "http://") + bound : config.public_url;
 
-  ClaimWaker waker;
   std::atomic<Sweeper*> sweeper_ptr{nullptr};
   Ledger::Signals sigs;
-  sigs.work_available = [&waker] { waker.Notify(); };
+  sigs.work_available = [&server] { server.WorkAvailable(); };
   sigs.clock_due = [&sweeper_ptr](int64_t at) {
     if (Sweeper* s = sweeper_ptr.load()) s->DueAt(at);
   };
+  Metrics metrics;
+  Database::ObserveCommits([&metrics](double s) { metrics.commit().Observe(s); });
+  server.OnClaimWake([&metrics](double s) { metrics.claim_wake().Observe(s); });
   auto ledger = Ledger::Open(config.db, options, sigs);
   if (!ledger.ok()) return Fail(ledger.status());
   Sweeper sweeper(**ledger);
@@ -139,54 +176,53 @@ int RunServe(const ServeConfig& config) {
   limits.max_body = static_cast<size_t>(config.max_body);
   limits.max_artifact = config.max_artifact;
   limits.max_claim_hold_ms = config.request_timeout_ms * 4 / 5;
-  HttpApi api(**ledger, **keys, **artifacts, **audit, waker, limits);
+  HttpApi api(**ledger, **keys, **artifacts, **audit, limits);
   api.Install(server);
   // One debug line per request: method, path (ids only), status and the peer,
   // so an operator (or a test) can see which connection made which call.
   // Never headers or bodies: they hold the key and the step's data.
-  server.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-    spdlog::debug("request {} {} -> {} from {}:{}", req.method, req.path, res.status, req.remote_addr,
-                  req.remote_port);
+  server.OnAnswered([&metrics](const HttpRequest& req, int status, const std::string& route) {
+    metrics.Request(req.method, RouteTemplate(route), status);
+    spdlog::debug("request {} {} -> {} from {}:{}", req.method, req.path, status, req.remote_addr, req.remote_port);
   });
   sweeper.Start();
-
-  std::atomic<bool> listen_done{false};
-  std::thread signal_thread([&] {
-    int sig = 0;
-    sigwait(&signals, &sig);
-    if (sig != SIGUSR1) spdlog::info("received {}: stopping (held claims released, in-flight calls finish)", strsignal(sig));
-    waker.Shutdown();
-    // stop() only acts on a running server: wait for the accept loop if the
-    // signal came before it started.
-    while (!listen_done.load()) {
-      if (server.is_running()) {
-        server.stop();
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-  });
-
+  if (Status s = server.Start(); !s.ok()) {
+    sweeper.Stop();
+    return Fail(s);
+  }
   if (!config.port_file.empty()) {
     if (Status s = WritePortFile(config.port_file, port); !s.ok()) {
       spdlog::error("cannot write the port file: {}", s.ToString());
-      listen_done = true;
-      pthread_kill(signal_thread.native_handle(), SIGUSR1);
-      signal_thread.join();
+      server.Stop();
+      sweeper.Stop();
       return 1;
     }
   }
-  spdlog::info("listening on {} (lease ttl {} ms, heartbeat {} ms, grace {} ms, {} threads)", bound,
-               config.lease_ttl_ms, config.heartbeat_ms, config.grace_ms, config.threads);
-  server.listen_after_bind();  // returns after stop(), once in-flight requests are done
-  listen_done = true;
-  pthread_kill(signal_thread.native_handle(), SIGUSR1);
-  signal_thread.join();
+  std::unique_ptr<MetricsEndpoint> metrics_endpoint;
+  if (!config.metrics_host.empty()) {
+    auto m = MetricsEndpoint::Start(config.metrics_host, config.metrics_port, config.db, metrics, server);
+    if (!m.ok()) {
+      server.Stop();
+      sweeper.Stop();
+      return Fail(m.status().WithContext("--metrics-listen"));
+    }
+    metrics_endpoint = std::move(*m);
+    spdlog::info("metrics on {}:{}/metrics", config.metrics_host, metrics_endpoint->port());
+  }
+  spdlog::info("listening on {}{} (lease ttl {} ms, heartbeat {} ms, grace {} ms, {} handler threads)", bound,
+               tls ? " (https)" : "", config.lease_ttl_ms, config.heartbeat_ms, config.grace_ms, config.threads);
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("received {}: stopping (held claims released, in-flight calls finish)", strsignal(sig));
+  if (metrics_endpoint) metrics_endpoint->Stop();
+  server.Stop();  // returns once in-flight requests are answered
 
   sweeper.Stop();
   sweeper_ptr = nullptr;
   ledger->reset();  // closes the database (checkpointing the WAL)
   if (!config.port_file.empty()) ::unlink(config.port_file.c_str());
+  Database::ObserveCommits(nullptr);
   ::close(lock_fd);
   spdlog::info("stopped");
   return 0;

@@ -14,6 +14,8 @@ constexpr const char* kNames[] = {
     "public-url", "lease-ttl-ms",  "heartbeat-ms",  "grace-ms",       "retry-base-ms",
     "retry-cap-ms", "request-timeout-ms", "max-body", "max-artifact", "audit-log",
     "threads",    "config",        "log-level",
+    "max-connections", "max-connections-per-address", "head-timeout-ms", "body-min-rate",
+    "tls-cert",   "tls-key",       "metrics-listen",
 };
 
 bool Known(const std::string& name) {
@@ -68,19 +70,19 @@ Status ToInt(const std::map<std::string, std::string>& v, const char* name, int6
   return Status::Ok();
 }
 
-Status ParseListen(const std::string& s, ServeConfig& c) {
+Status ParseListen(const std::string& s, std::string& out_host, int& out_port, const char* flag) {
   size_t colon = s.rfind(':');
-  if (colon == std::string::npos || colon == 0) return Status::InvalidArgument("--listen: expected HOST:PORT");
+  if (colon == std::string::npos || colon == 0) return Status::InvalidArgument(std::string(flag) + ": expected HOST:PORT");
   std::string host = s.substr(0, colon);
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
   int port = 0;
   std::string p = s.substr(colon + 1);
   auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), port);
   if (ec != std::errc() || end != p.data() + p.size() || port < 0 || port > 65535) {
-    return Status::InvalidArgument("--listen: the port must be 0-65535");
+    return Status::InvalidArgument(std::string(flag) + ": the port must be 0-65535");
   }
-  c.listen_host = host;
-  c.listen_port = port;
+  out_host = host;
+  out_port = port;
   return Status::Ok();
 }
 
@@ -126,7 +128,14 @@ Result<ServeConfig> ParseServeConfig(const std::vector<std::string>& args, const
   str("public-url", &c.public_url);
   str("audit-log", &c.audit_log);
   str("log-level", &c.log_level);
-  if (auto it = v.find("listen"); it != v.end()) SCIMESH_RETURN_IF_ERROR(ParseListen(it->second, c));
+  str("tls-cert", &c.tls_cert);
+  str("tls-key", &c.tls_key);
+  if (auto it = v.find("listen"); it != v.end()) {
+    SCIMESH_RETURN_IF_ERROR(ParseListen(it->second, c.listen_host, c.listen_port, "--listen"));
+  }
+  if (auto it = v.find("metrics-listen"); it != v.end() && !it->second.empty()) {
+    SCIMESH_RETURN_IF_ERROR(ParseListen(it->second, c.metrics_host, c.metrics_port, "--metrics-listen"));
+  }
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "lease-ttl-ms", 100, 86400000, &c.lease_ttl_ms));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "heartbeat-ms", 10, 86400000, &c.heartbeat_ms));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "grace-ms", 0, 86400000, &c.grace_ms));
@@ -136,6 +145,10 @@ Result<ServeConfig> ParseServeConfig(const std::vector<std::string>& args, const
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-body", 1024, 1LL << 30, &c.max_body));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-artifact", 1, 1LL << 40, &c.max_artifact));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "threads", 8, 4096, &c.threads));
+  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-connections", 16, 1000000, &c.max_connections));
+  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-connections-per-address", 1, 1000000, &c.max_connections_per_address));
+  SCIMESH_RETURN_IF_ERROR(ToInt(v, "head-timeout-ms", 100, 3600000, &c.head_timeout_ms));
+  SCIMESH_RETURN_IF_ERROR(ToInt(v, "body-min-rate", 0, 1LL << 30, &c.body_min_rate));
 
   if (c.db.empty()) return Status::InvalidArgument("--db is required (the SQLite database file)");
   if (c.keys.empty()) return Status::InvalidArgument("--keys is required (see `scimesh-coordinator keys add`)");
@@ -145,6 +158,9 @@ Result<ServeConfig> ParseServeConfig(const std::vector<std::string>& args, const
   }
   if (c.retry_base_ms > c.retry_cap_ms) {
     return Status::InvalidArgument("--retry-base-ms must not exceed --retry-cap-ms");
+  }
+  if (c.tls_cert.empty() != c.tls_key.empty()) {
+    return Status::InvalidArgument("--tls-cert and --tls-key go together");
   }
   if (c.artifact_dir.empty()) c.artifact_dir = c.db + ".artifacts";
   if (c.audit_log.empty()) c.audit_log = c.db + ".audit.log";
@@ -174,11 +190,28 @@ Network:
   --port-file PATH          write the bound port here (atomically) once listening
   --public-url URL          base of the artifact URIs handed to workers
                             (default http://HOST:BOUND-PORT)
-  --threads N               HTTP threads (default 128, at least 8). Each held claim
-                            and each open keep-alive connection uses one: keep it
-                            above (workers x 1) + other clients.
-  --request-timeout-ms N    socket read/write timeout (default 30000); a claim is
-                            held at most 4/5 of it (24 s by default)
+  --threads N               handler threads (default 32, at least 8). Requests run on
+                            them once fully received; a held claim, an idle or slow
+                            connection uses none.
+  --request-timeout-ms N    a connection with no traffic at all for this long is
+                            closed (default 30000); a claim is held at most 4/5 of
+                            it (24 s by default)
+  --head-timeout-ms N       the request line and headers must arrive within this
+                            (default 10000), else the connection is closed; also
+                            how long an idle keep-alive connection stays open
+  --body-min-rate BYTES     a request body must arrive at this many bytes/s on
+                            average after the head timeout's allowance (default
+                            4096), else the connection is closed
+  --max-connections N       open connections, all clients (default 8192); past it
+                            requests are answered 503 with Retry-After
+  --max-connections-per-address N
+                            open connections from one client address (default
+                            1024); past it 503 with Retry-After
+  --metrics-listen HOST:PORT
+                            serve GET /metrics (Prometheus text format, no key)
+                            on this separate address (default: none)
+  --tls-cert PATH           serve HTTPS with this PEM certificate (chain) ...
+  --tls-key PATH            ... and this PEM private key (both or neither)
   --max-body BYTES          largest JSON request body (default 1048576)
   --max-artifact BYTES      largest artifact upload (default 268435456)
 

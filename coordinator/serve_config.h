@@ -29,7 +29,15 @@ struct ServeConfig {
   int64_t max_body = 1 << 20;
   int64_t max_artifact = 256LL << 20;
   std::string audit_log;  // default: <db>.audit.log
-  int64_t threads = 128;
+  int64_t threads = 32;
+  int64_t max_connections = 8192;
+  int64_t max_connections_per_address = 1024;
+  int64_t head_timeout_ms = 10000;
+  int64_t body_min_rate = 4096;
+  std::string metrics_host;  // empty: no /metrics listener
+  int metrics_port = 0;
+  std::string tls_cert;  // empty: plain HTTP
+  std::string tls_key;
   std::string log_level = "info";
   bool help = false;  // --help was given: print ServeUsage() and exit 0
 };

@@ -34,7 +34,30 @@ TEST(ParseServeConfig, DefaultsFollowTheDb) {
   EXPECT_EQ(c->heartbeat_ms, 10000);
   EXPECT_EQ(c->request_timeout_ms, 30000);
   EXPECT_EQ(c->max_body, 1 << 20);
-  EXPECT_GE(c->threads, 64 + 8);
+  // Handler threads: a held claim or a slow connection holds none.
+  EXPECT_EQ(c->threads, 32);
+  EXPECT_EQ(c->head_timeout_ms, 10000);
+  EXPECT_EQ(c->max_connections, 8192);
+  EXPECT_EQ(c->max_connections_per_address, 1024);
+  EXPECT_EQ(c->body_min_rate, 4096);
+  EXPECT_TRUE(c->tls_cert.empty());
+}
+
+TEST(ParseServeConfig, TlsCertificateAndKeyGoTogether) {
+  FakeEnv env;
+  auto base = std::vector<std::string>{"--db", "/x/c.db", "--keys", "/x/keys"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return ParseServeConfig(args, env.lookup());
+  };
+  EXPECT_FALSE(with({"--tls-cert", "/x/cert.pem"}).ok());
+  EXPECT_FALSE(with({"--tls-key", "/x/key.pem"}).ok());
+  auto both = with({"--tls-cert", "/x/cert.pem", "--tls-key", "/x/key.pem"});
+  ASSERT_TRUE(both.ok()) << both.status().ToString();
+  EXPECT_EQ(both->tls_cert, "/x/cert.pem");
+  EXPECT_FALSE(with({"--head-timeout-ms", "10"}).ok());
+  EXPECT_FALSE(with({"--max-connections-per-address", "0"}).ok());
 }
 
 TEST(ParseServeConfig, FlagsBeatEnvironmentBeatsFile) {

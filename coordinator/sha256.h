@@ -1,31 +1,13 @@
-// SHA-256 with OpenSSL EVP, incrementally (artifacts are hashed while they
-// stream in) or in one go (key secrets). Not thread-safe per instance.
+// The coordinator hashes with the protocol's SHA-256 (protocol/sha256.h): one
+// implementation for the client and the coordinator. This header keeps the
+// coordinator's includes and its unqualified names (Sha256, Sha256Hex).
 #pragma once
 
-#include <cstddef>
-#include <memory>
-#include <string>
-#include <string_view>
+#include "protocol/sha256.h"
 
 namespace scimesh::coordinator {
 
-class Sha256 {
- public:
-  Sha256();
-  ~Sha256();
-  Sha256(const Sha256&) = delete;
-  Sha256& operator=(const Sha256&) = delete;
-
-  void Update(const void* data, size_t size);
-  // 64 lowercase hex digits. Call once; the hasher is spent afterwards.
-  std::string FinishHex();
-
- private:
-  struct Context;
-  std::unique_ptr<Context> ctx_;
-};
-
-// Lowercase hex SHA-256 of `data`.
-std::string Sha256Hex(std::string_view data);
+using scimesh::Sha256;
+using scimesh::Sha256Hex;
 
 }  // namespace scimesh::coordinator

@@ -1,6 +1,8 @@
 // Starting and stopping the real coordinator binary for tests.
 #include "tests/client/real_coordinator.h"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -111,7 +113,8 @@ Result<std::unique_ptr<RealCoordinator>> RealCoordinator::Start(const std::vecto
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   while (!port.empty() && (port.back() == '\n' || port.back() == ' ')) port.pop_back();
-  c->url_ = "http://127.0.0.1:" + port;
+  const bool tls = std::find(extra_flags.begin(), extra_flags.end(), "--tls-cert") != extra_flags.end();
+  c->url_ = (tls ? "https://127.0.0.1:" : "http://127.0.0.1:") + port;
   return c;
 }
 

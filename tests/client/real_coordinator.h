@@ -35,6 +35,7 @@ class ChildProcess {
 class RealCoordinator {
  public:
   // Fails when the binary cannot be started or never writes its port file.
+  // With --tls-cert among the flags, url() is https.
   static Result<std::unique_ptr<RealCoordinator>> Start(const std::vector<std::string>& extra_flags);
   ~RealCoordinator();
 

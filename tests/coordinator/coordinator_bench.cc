@@ -5,6 +5,7 @@
 //   --seconds S      per throughput case (default 3)
 //   --samples N      latency samples (default 200)
 //   --workers A,B,C  worker counts (default 1,8,64)
+//   --binary PATH    another scimesh-coordinator (before/after comparisons)
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -139,10 +140,12 @@ int main(int argc, char** argv) {
   double seconds = 3;
   int samples = 200;
   std::vector<int> workers = {1, 8, 64};
+  std::string binary;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--seconds") seconds = std::atof(v.c_str());
     if (a == "--samples") samples = std::atoi(v.c_str());
+    if (a == "--binary") binary = v;
     if (a == "--workers") {
       workers.clear();
       for (size_t pos = 0; pos < v.size();) {
@@ -157,6 +160,7 @@ int main(int argc, char** argv) {
   o.heartbeat_ms = 20000;
   o.grace_ms = 60000;
   o.extra_args = {"--log-level", "warn"};
+  o.binary = binary;
   CoordinatorProcess p(o);
   std::string why = p.Start();
   if (!why.empty()) {

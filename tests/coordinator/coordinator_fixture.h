@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
 
 #include <chrono>
 #include <memory>
@@ -25,6 +26,20 @@ struct LeaseRef {
   size_t index = 0;                           // in json["leases"]
   const rapidjson::Value& value() const { return (*json)["leases"][static_cast<rapidjson::SizeType>(index)]; }
 };
+
+// The SHA-256 of `data`, lowercase hex (as X-Scimesh-Sha256 wants it).
+inline std::string Sha256(const std::string& data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_Digest(data.data(), data.size(), md, &n, EVP_sha256(), nullptr);
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < n; ++i) {
+    out += kHex[md[i] >> 4];
+    out += kHex[md[i] & 0xF];
+  }
+  return out;
+}
 
 class CoordinatorTest : public ::testing::Test {
  protected:

@@ -104,7 +104,7 @@ std::string CoordinatorProcess::Start() {
   ::unlink(port_file.c_str());
   int ino = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
   if (ino < 0 || ::inotify_add_watch(ino, dir_.c_str(), IN_MOVED_TO | IN_CLOSE_WRITE) < 0) return "inotify failed";
-  std::vector<std::string> argv = {SCIMESH_COORDINATOR_BIN,
+  std::vector<std::string> argv = {options_.binary.empty() ? SCIMESH_COORDINATOR_BIN : options_.binary,
                                    "serve",
                                    "--db",
                                    db(),

@@ -21,6 +21,7 @@ class CoordinatorProcess {
     int retry_base_ms = 50;
     int retry_cap_ms = 1000;
     std::vector<std::string> extra_args;
+    std::string binary;  // empty: the scimesh-coordinator of this build (benchmarks compare others)
   };
 
   explicit CoordinatorProcess(Options options);
@@ -40,6 +41,7 @@ class CoordinatorProcess {
   bool running() const { return pid_ > 0; }
 
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   const std::string& dir() const { return dir_; }
   std::string db() const { return dir_ + "/coordinator.db"; }

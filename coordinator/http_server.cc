@@ -1,0 +1,191 @@
+// HttpServer: routes, the libmicrohttpd daemon's start and graceful stop, and
+// running handlers on the work queues.
+#include "coordinator/http_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "coordinator/api_error.h"
+#include "coordinator/http_exchange.h"
+#include "coordinator/responses.h"
+
+namespace scimesh::coordinator {
+
+HttpServer::HttpServer(HttpServerOptions options)
+    : options_(std::move(options)),
+      limits_(options_.caps),
+      queue_(options_.threads),
+      uploads_(options_.upload_threads),
+      holds_(queue_) {}
+
+HttpServer::~HttpServer() {
+  Stop();
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+void HttpServer::Route(std::string method, const std::string& pattern, Lane lane, Handler handler) {
+  routes_.push_back(RouteEntry{std::move(method), pattern, std::regex(pattern), lane, std::move(handler)});
+}
+
+void HttpServer::OnAnswered(std::function<void(const HttpRequest&, int, const std::string&)> observer) {
+  observer_ = std::move(observer);
+}
+
+const HttpServer::RouteEntry* HttpServer::Match(HttpRequest& req) const {
+  for (const RouteEntry& r : routes_) {
+    std::smatch m;
+    if (r.method != req.method || !std::regex_match(req.path, m, r.re)) continue;
+    req.matches.assign(m.begin(), m.end());
+    return &r;
+  }
+  return nullptr;
+}
+
+void HttpServer::RunHandler(const std::shared_ptr<Exchange>& ex) {
+  HttpResponse res;
+  ContentReader reader = [](const BodyChunk&) { return true; };
+  if (ex->channel) reader = [ch = ex->channel.get()](const BodyChunk& chunk) { return ch->Read(chunk); };
+  try {
+    (*ex->handler)(ex->req, res, reader);
+  } catch (const std::exception& e) {
+    spdlog::error("http: a handler threw on {} {}: {}", ex->req.method, ex->route, e.what());
+    res = HttpResponse{};
+  } catch (...) {
+    spdlog::error("http: a handler threw on {} {}", ex->req.method, ex->route);
+    res = HttpResponse{};
+  }
+  if (ex->channel) ex->channel->Abandon();
+  if (res.poll) {
+    // A long poll that found nothing: held without a thread until it answers.
+    HttpResponse::Poll poll = std::move(res.poll);
+    holds_.Poll(res.until, [this, ex, poll = std::move(poll)](bool shutting_down) {
+      HttpResponse answer;
+      if (!poll(answer, shutting_down)) return false;
+      Answered(ex, std::move(answer));
+      return true;
+    });
+    return;
+  }
+  Answered(ex, std::move(res));
+}
+
+void HttpServer::Answered(const std::shared_ptr<Exchange>& ex, HttpResponse res) {
+  if (res.status == 0) {
+    ApiError e = ApiError::FromStatus(Status::Internal("no answer"));
+    res.status = e.http_status;
+    res.set_content(ToJson(e), "application/json");
+  }
+  {
+    std::lock_guard<std::mutex> lock(ex->mu);
+    ex->res = std::move(res);
+    ex->answered = true;
+  }
+  ex->Resume();
+}
+
+Status HttpServer::Bind() {
+  sockaddr_storage addr{};
+  socklen_t len = 0;
+  const bool v6 = options_.host.find(':') != std::string::npos;
+  if (v6) {
+    auto* a = reinterpret_cast<sockaddr_in6*>(&addr);
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons(static_cast<uint16_t>(options_.port));
+    if (inet_pton(AF_INET6, options_.host.c_str(), &a->sin6_addr) != 1) {
+      return Status::InvalidArgument("--listen: " + options_.host + " is not an IPv6 address");
+    }
+    len = sizeof(sockaddr_in6);
+  } else {
+    auto* a = reinterpret_cast<sockaddr_in*>(&addr);
+    a->sin_family = AF_INET;
+    a->sin_port = htons(static_cast<uint16_t>(options_.port));
+    if (inet_pton(AF_INET, options_.host.c_str(), &a->sin_addr) != 1) {
+      return Status::InvalidArgument("--listen: " + options_.host + " is not an IPv4 address");
+    }
+    len = sizeof(sockaddr_in);
+  }
+  const std::string where = "cannot listen on " + options_.host + ":" + std::to_string(options_.port);
+  listen_fd_ = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (listen_fd_ < 0) return Status::Unavailable(where + ": " + std::strerror(errno));
+  const int one = 1;
+  ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (v6) ::setsockopt(listen_fd_, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(listen_fd_, 1024) != 0) {
+    const int err = errno;
+    ::close(listen_fd_);
+    listen_fd_ = -1;
+    return Status::Unavailable(where + ": " + std::strerror(err));
+  }
+  sockaddr_storage bound{};
+  socklen_t bound_len = sizeof bound;
+  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound), &bound_len);
+  port_ = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                            : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  return Status::Ok();
+}
+
+Status HttpServer::Start() {
+  if (listen_fd_ < 0) SCIMESH_RETURN_IF_ERROR(Bind());
+  unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+  const bool tls = !options_.tls_cert_pem.empty();
+  if (tls) flags |= MHD_USE_TLS;
+  // The hard limit: past it libmicrohttpd closes at once; below it, past the
+  // caps, ConnectionLimits answers 503.
+  const unsigned hard_limit = static_cast<unsigned>(options_.caps.max_connections + 256);
+  limits_.Start();
+  holds_.Start();
+  MHD_OptionItem tls_options[] = {
+      {MHD_OPTION_HTTPS_MEM_CERT, 0, const_cast<char*>(options_.tls_cert_pem.c_str())},
+      {MHD_OPTION_HTTPS_MEM_KEY, 0, const_cast<char*>(options_.tls_key_pem.c_str())},
+      {MHD_OPTION_END, 0, nullptr},
+  };
+  daemon_ = MHD_start_daemon(
+      flags, 0, &ServerCallbacks::Accept, this, &ServerCallbacks::Access, this,
+      MHD_OPTION_LISTEN_SOCKET, listen_fd_,
+      MHD_OPTION_CONNECTION_LIMIT, hard_limit,
+      MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(options_.idle_timeout_s),
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, static_cast<size_t>(64 * 1024),
+      MHD_OPTION_NOTIFY_COMPLETED, &ServerCallbacks::Completed, this,
+      MHD_OPTION_NOTIFY_CONNECTION, &ServerCallbacks::Connection, this,
+      MHD_OPTION_EXTERNAL_LOGGER, &ServerCallbacks::Log, this,
+      MHD_OPTION_ARRAY, tls ? tls_options : tls_options + 2,
+      MHD_OPTION_END);
+  if (daemon_ == nullptr) {
+    holds_.Stop();
+    limits_.Stop();
+    return Status::Unavailable(tls ? "cannot start HTTPS: the TLS certificate or key was refused"
+                                   : "cannot start the HTTP server");
+  }
+  listen_fd_ = -1;  // the daemon's now
+  return Status::Ok();
+}
+
+void HttpServer::Stop() {
+  if (daemon_ == nullptr || stopped_) return;
+  stopped_ = true;
+  // No new connections; held claims answered (empty), as a stop always did.
+  const MHD_socket listener = MHD_quiesce_daemon(daemon_);
+  if (listener != MHD_INVALID_SOCKET) ::close(listener);
+  holds_.Stop();
+  // In-flight handlers finish and their answers go out (bounded: a client
+  // that does not read its answer is not waited for).
+  queue_.Drain();
+  uploads_.Drain();
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (in_flight_.load() > 0 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  MHD_stop_daemon(daemon_);
+  daemon_ = nullptr;
+  limits_.Stop();
+}
+
+}  // namespace scimesh::coordinator
