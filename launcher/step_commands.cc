@@ -90,7 +90,8 @@ Result<StepCommands> StepCommands::Parse(std::string_view json, const std::strin
       const std::string at = where + ".steps[" + std::to_string(j) + "]";
       if (!step.IsObject()) return Status::InvalidArgument(at + ": must be an object");
       auto run = std::as_const(step).FindMember("run");
-      if (run == std::as_const(step).MemberEnd()) return Status::InvalidArgument(at + ": no 'run' (the command to start)");
+      if (run == std::as_const(step).MemberEnd())
+        return Status::InvalidArgument(at + ": no 'run' (the command to start)");
       auto cmd = ParseRun(run->value, at, base_dir);
       if (!cmd.ok()) return cmd.status();
       std::string id = step.HasMember("id") && step["id"].IsString() ? step["id"].GetString() : "";
