@@ -84,7 +84,7 @@ TEST(AllocationTest, OtherNodesGetThisNodesGpuCountWithoutAPerNodeRequest) {
 }
 
 TEST(AllocationTest, BadVariablesAreNamed) {
-  auto with = [](std::map<std::string, std::string> extra) {
+  auto with = [](const std::map<std::string, std::string>& extra) {
     std::map<std::string, std::string> vars{{"SLURM_JOB_ID", "9"}, {"SLURM_JOB_NODELIST", "n[1-2]"},
                                             {"SLURMD_NODENAME", "n1"}};
     for (auto& [k, v] : extra) vars[k] = v;

@@ -46,6 +46,7 @@ Result<std::string> CommandOutput(const std::vector<std::string>& argv, std::chr
   posix_spawn_file_actions_adddup2(&actions, out_w.fd, 1);
   posix_spawn_file_actions_adddup2(&actions, err_w.fd, 2);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;

@@ -10,6 +10,7 @@ namespace {
 std::unique_ptr<Placer> Allocation(const char* shape, int nodes) {
   auto topology = Topology::FromSynthetic(shape);
   std::vector<NodeSpec> specs;
+  specs.reserve(static_cast<std::size_t>(nodes));
   for (int i = 0; i < nodes; ++i) specs.emplace_back("n" + std::to_string(i), *topology);
   return Placer::Create(std::move(specs)).value();
 }

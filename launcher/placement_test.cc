@@ -325,7 +325,7 @@ TEST(PlacementTest, RandomSequencesKeepTheInvariants) {
       *Topology::FromXmlBuffer(GpuMachineXml(2, 3, 2, {0, 1, 1}, true)),
       *Topology::FromXmlBuffer(SyntheticXml("core:6 pu:2", {}, {{0, 1, 2, 3}, {4, 5, 6, 7, 8, 9, 10, 11}})),
   };
-  std::mt19937 rng(20261129);
+  std::mt19937 rng(20261129);  // NOLINT(cert-msc32-c,cert-msc51-cpp): a fixed seed replays the same sequences
   for (const auto& t : shapes) {
     auto placer = MakePlacer({{"n1", t}, {"n2", t}, {"n3", t}});
     std::map<uint64_t, Placement> held;
@@ -388,6 +388,7 @@ TEST(PlacementTest, ConcurrentPlaceAndReleaseFromManyThreads) {
   auto t = Synthetic("pack:2 numa:2 core:4 pu:2");
   auto placer = MakePlacer({{"n1", t}, {"n2", t}});
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int w = 0; w < 4; ++w) {
     threads.emplace_back([&placer, w] {
       for (int i = 0; i < 200; ++i) {

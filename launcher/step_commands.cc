@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "protocol/wire_json.h"
 
@@ -68,7 +69,8 @@ Result<StepCommands> StepCommands::Parse(std::string_view json, const std::strin
   // rest exactly as the coordinator will receive it.
   rapidjson::Value workflows(rapidjson::kArrayType);
   auto& alloc = doc.GetAllocator();
-  if (auto w = doc.FindMember("workflows"); w != doc.MemberEnd()) {
+  const rapidjson::Value& root = doc;  // const iterators: comparable without C++20 ambiguity
+  if (auto w = root.FindMember("workflows"); w != root.MemberEnd()) {
     if (!w->value.IsArray()) return Status::InvalidArgument("definitions file: 'workflows' must be an array");
     workflows.CopyFrom(w->value, alloc);
   } else {
@@ -87,8 +89,9 @@ Result<StepCommands> StepCommands::Parse(std::string_view json, const std::strin
       auto& step = wf["steps"][j];
       const std::string at = where + ".steps[" + std::to_string(j) + "]";
       if (!step.IsObject()) return Status::InvalidArgument(at + ": must be an object");
-      auto run = step.FindMember("run");
-      if (run == step.MemberEnd()) return Status::InvalidArgument(at + ": no 'run' (the command to start)");
+      auto run = std::as_const(step).FindMember("run");
+      if (run == std::as_const(step).MemberEnd())
+        return Status::InvalidArgument(at + ": no 'run' (the command to start)");
       auto cmd = ParseRun(run->value, at, base_dir);
       if (!cmd.ok()) return cmd.status();
       std::string id = step.HasMember("id") && step["id"].IsString() ? step["id"].GetString() : "";

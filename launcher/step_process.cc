@@ -48,7 +48,12 @@ Result<StepProcess> StepProcess::Spawn(const SpawnSpec& spec) {
     std::string key = kv.substr(0, kv.find('='));
     if (spec.env.count(key) == 0) env_strings.push_back(std::move(kv));
   }
-  for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
+  for (const auto& [k, v] : spec.env) {
+    std::string kv = k;
+    kv += '=';
+    kv += v;
+    env_strings.push_back(std::move(kv));
+  }
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);

@@ -74,7 +74,7 @@ std::string Mask(int first, int count) {
   unsigned long long m = 0;
   for (int i = first; i < first + count; ++i) m |= 1ULL << i;
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "0x%08llx", m);
+  (void)std::snprintf(buf, sizeof(buf), "0x%08llx", m);  // at most 18 characters
   return buf;
 }
 
@@ -113,7 +113,7 @@ std::string GpuMachineXml(int packages, int cores, int pus, const std::vector<in
     for (size_t g = 0; g < gpu_packages.size(); ++g) {
       if (gpu_packages[g] != p) continue;
       char busid[32];
-      std::snprintf(busid, sizeof(busid), "0000:%02zx:00.0", 0x10 + g);
+      (void)std::snprintf(busid, sizeof(busid), "0000:%02zx:00.0", 0x10 + g);  // at most 26 characters
       const int pci = gp++, os = gp++;
       xml += "<object type=\"PCIDev\" gp_index=\"" + std::to_string(pci) + "\" pci_busid=\"" + busid +
              "\" pci_type=\"0302 [10de:1db8] [10de:131d] a1\" pci_link_speed=\"0\">\n"

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <exception>
 #include <unistd.h>
 
 #include "mpi/cancel_fanout.h"
@@ -13,7 +14,7 @@ using scimesh::mpi::CancelFanout;
 namespace {
 
 int Check(bool ok, int rank, const char* what) {
-  if (!ok) std::fprintf(stderr, "rank %d: FAILED: %s\n", rank, what);
+  if (!ok) (void)std::fprintf(stderr, "rank %d: FAILED: %s\n", rank, what);
   return ok ? 0 : 1;
 }
 
@@ -65,7 +66,13 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  int failures = FinishedNormally(rank) + CancelledMidRun(rank) + FinishedNormally(rank);
+  int failures = 0;
+  try {
+    failures = FinishedNormally(rank) + CancelledMidRun(rank) + FinishedNormally(rank);
+  } catch (const std::exception& e) {
+    (void)std::fprintf(stderr, "rank %d: FAILED: unexpected error: %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) std::printf("cancel fan-out: %s\n", total == 0 ? "OK" : "FAILED");

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   int failures = 0;
   auto pinned = scimesh::mpi::PinProcess(a);
   if (!pinned.ok()) {
-    std::fprintf(stderr, "rank %d: PinProcess: %s\n", rank, pinned.status().ToString().c_str());
+    (void)std::fprintf(stderr, "rank %d: PinProcess: %s\n", rank, pinned.status().ToString().c_str());
     ++failures;
   }
   cpu_set_t now;

@@ -76,7 +76,7 @@ Result<FileDigest> Client::DownloadArtifact(const InputArtifact& artifact, int f
   req.download_limit = artifact.size;
   req.low_speed_bytes = options_.low_speed_bytes;
   req.low_speed_time = options_.low_speed_time;
-  req.max_body_bytes = 64 * 1024;  // error bodies only: the bytes go to the file
+  req.max_body_bytes = size_t{64} * 1024;  // error bodies only: the bytes go to the file
 
   // One try follows the redirect chain from the start; a retry starts over.
   auto r = WithRetries(what, BudgetEnd(deadline), false, [&](Millis cap) -> Result<HttpResponse> {

@@ -27,7 +27,7 @@ std::string Sha256::HexDigest() {
   EVP_DigestFinal_ex(ctx_->md, digest, &len);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  out.reserve(len * 2);
+  out.reserve(size_t{len} * 2);
   for (unsigned int i = 0; i < len; ++i) {
     out += kHex[digest[i] >> 4];
     out += kHex[digest[i] & 0xf];

@@ -117,7 +117,8 @@ class [[nodiscard]] Result {
   SCIMESH_ASSIGN_OR_RETURN_IMPL_(SCIMESH_CONCAT_(scimesh_result_, __LINE__), lhs, expr)
 #define SCIMESH_CONCAT_INNER_(a, b) a##b
 #define SCIMESH_CONCAT_(a, b) SCIMESH_CONCAT_INNER_(a, b)
-#define SCIMESH_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
-  auto tmp = (expr);                                   \
-  if (!tmp.ok()) return tmp.status();                  \
-  lhs = std::move(tmp).value()
+// `tmp` and `lhs` name or declare variables, so they cannot be parenthesized there.
+#define SCIMESH_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr)                                   \
+  auto tmp = (expr); /* NOLINT(bugprone-macro-parentheses): declares tmp */              \
+  if (!(tmp).ok()) return (tmp).status();                                                \
+  lhs = std::move(tmp).value() /* NOLINT(bugprone-macro-parentheses): lhs may declare */

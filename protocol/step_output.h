@@ -15,7 +15,7 @@ class AttemptDir;
 
 // The most output a complete request can carry (the coordinator's JSON body
 // limit is 1 MiB; leave room for the rest of the request).
-inline constexpr size_t kMaxOutputBytes = 1000 * 1000;
+inline constexpr size_t kMaxOutputBytes = size_t{1000} * 1000;
 
 // `text` as compact JSON if it is a JSON object; kInvalidArgument ("empty
 // output", "output is not a JSON object", ...) otherwise. Such a step is

@@ -4,6 +4,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <charconv>
 #include <memory>
 
 namespace scimesh {
@@ -38,7 +39,11 @@ Result<Url> FromHandle(CURLU* u) {
   std::transform(url.host.begin(), url.host.end(), url.host.begin(), ::tolower);
   if (url.host.empty()) return Status::InvalidArgument("URL has no host");
   const std::string port = Part(u, CURLUPART_PORT, CURLU_DEFAULT_PORT);
-  url.port = port.empty() ? 0 : std::atoi(port.c_str());
+  if (!port.empty()) {  // libcurl has checked it: digits, at most 65535
+    const char* const end = port.data() + port.size();
+    if (auto [p, ec] = std::from_chars(port.data(), end, url.port); ec != std::errc() || p != end)
+      return Status::InvalidArgument("URL port '" + port + "' is not a port number");
+  }
   url.text = Part(u, CURLUPART_URL);
   return url;
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace scimesh::poisson {
 
@@ -20,7 +21,7 @@ Result<std::vector<ConvergenceRow>> ConvergenceRows(std::string_view previous_js
   doc.Parse(previous_json.data(), previous_json.size());
   if (doc.HasParseError() || !doc.IsObject()) return Status::InvalidArgument("previous outputs are not a JSON object");
   std::vector<ConvergenceRow> rows;
-  for (const auto& m : doc.GetObject()) {
+  for (const auto& m : std::as_const(doc).GetObject()) {
     const auto& out = m.value;
     if (!out.IsObject()) continue;
     auto n = out.FindMember("n"), err = out.FindMember("l2_error");
@@ -58,8 +59,10 @@ std::string ConvergenceTable(const std::vector<ConvergenceRow>& rows) {
   char line[160];
   for (const auto& r : rows) {
     char order[32] = "-";
-    if (r.observed_order) std::snprintf(order, sizeof order, "%.4f", *r.observed_order);
-    std::snprintf(line, sizeof line, "%7d  %11.5e  %10d  %13.6e  %14s\n", r.n, r.h, r.iterations, r.l2_error, order);
+    // Wide enough for any row: |order| is a ratio of logs of doubles, below 1e19.
+    if (r.observed_order) (void)std::snprintf(order, sizeof order, "%.4f", *r.observed_order);
+    (void)std::snprintf(line, sizeof line, "%7d  %11.5e  %10d  %13.6e  %14s\n", r.n, r.h, r.iterations,
+                        r.l2_error, order);
     out += line;
   }
   return out;

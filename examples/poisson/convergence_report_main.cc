@@ -13,8 +13,8 @@ int main(int argc, char** argv) {
     if (argc == 3 && std::strcmp(argv[1], "--standalone") == 0)
       return scimesh::poisson::RunReportStandalone(argv[2]);  // no MPI at all
     if (argc != 1) {
-      std::fprintf(stderr, "usage: convergence_report                     (as a scimesh step)\n"
-                           "       convergence_report --standalone '<previous outputs json>'\n");
+      (void)std::fprintf(stderr, "usage: convergence_report                     (as a scimesh step)\n"
+                                 "       convergence_report --standalone '<previous outputs json>'\n");
       return 2;
     }
     MPI_Init(&argc, &argv);
@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return rc;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "convergence_report: unexpected error: %s\n", e.what());
+    (void)std::fprintf(stderr, "convergence_report: unexpected error: %s\n", e.what());
     int initialized = 0;
     MPI_Initialized(&initialized);
     if (initialized) MPI_Abort(MPI_COMM_WORLD, 4);

@@ -36,7 +36,7 @@ double ExactSolution(double x, double y, double z) {
 
 void ApplyLaplacian(const Subdomain& s, const std::vector<double>& u, std::vector<double>& out) {
   const auto& c = s.count();
-  const std::size_t sy = std::size_t(c[0] + 2), sz = sy * std::size_t(c[1] + 2);
+  const std::size_t sy = std::size_t(c[0]) + 2, sz = sy * (std::size_t(c[1]) + 2);
   const double inv_h2 = 1.0 / (s.h() * s.h());
   for (int k = 0; k < c[2]; ++k)
     for (int j = 0; j < c[1]; ++j) {

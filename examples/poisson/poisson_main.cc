@@ -17,11 +17,11 @@ int main(int argc, char** argv) {
     } else if (argc == 1) {
       rc = scimesh::poisson::RunAsStep();
     } else {
-      std::fprintf(stderr, "usage: poisson                          (as a scimesh step)\n"
-                           "       poisson --standalone '<input json>'\n");
+      (void)std::fprintf(stderr, "usage: poisson                          (as a scimesh step)\n"
+                                 "       poisson --standalone '<input json>'\n");
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "poisson: unexpected error: %s\n", e.what());
+    (void)std::fprintf(stderr, "poisson: unexpected error: %s\n", e.what());
     MPI_Abort(MPI_COMM_WORLD, 4);
   }
   MPI_Finalize();

@@ -24,23 +24,24 @@ Result<SolveInput> ParseSolveInput(std::string_view json) {
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) return Status::InvalidArgument("input is not a JSON object");
+  const rapidjson::Value& root = doc;  // const iterators: comparable without C++20 ambiguity
   SolveInput in;
-  if (auto it = doc.FindMember("n"); it != doc.MemberEnd()) {
+  if (auto it = root.FindMember("n"); it != root.MemberEnd()) {
     if (!it->value.IsInt() || it->value.GetInt() < 1 || it->value.GetInt() > kMaxN)
       return Status::InvalidArgument("input: 'n' must be an integer 1.." + std::to_string(kMaxN));
     in.n = it->value.GetInt();
   }
-  if (auto it = doc.FindMember("tol"); it != doc.MemberEnd()) {
+  if (auto it = root.FindMember("tol"); it != root.MemberEnd()) {
     if (!it->value.IsNumber() || !(it->value.GetDouble() > 0.0) || !(it->value.GetDouble() < 1.0))
       return Status::InvalidArgument("input: 'tol' must be a number in (0, 1)");
     in.tol = it->value.GetDouble();
   }
-  if (auto it = doc.FindMember("max_iterations"); it != doc.MemberEnd()) {
+  if (auto it = root.FindMember("max_iterations"); it != root.MemberEnd()) {
     if (!it->value.IsInt() || it->value.GetInt() < 1)
       return Status::InvalidArgument("input: 'max_iterations' must be a positive integer");
     in.max_iterations = it->value.GetInt();
   }
-  if (auto it = doc.FindMember("initial_guess"); it != doc.MemberEnd()) {
+  if (auto it = root.FindMember("initial_guess"); it != root.MemberEnd()) {
     std::string_view v = it->value.IsString() ? std::string_view(it->value.GetString()) : "";
     if (v == "rough") {
       in.initial_guess = InitialGuess::kRough;
@@ -50,7 +51,7 @@ Result<SolveInput> ParseSolveInput(std::string_view json) {
       return Status::InvalidArgument("input: 'initial_guess' must be \"rough\" or \"zero\"");
     }
   }
-  if (auto it = doc.FindMember("write_solution"); it != doc.MemberEnd()) {
+  if (auto it = root.FindMember("write_solution"); it != root.MemberEnd()) {
     if (!it->value.IsBool()) return Status::InvalidArgument("input: 'write_solution' must be a boolean");
     in.write_solution = it->value.GetBool();
   }

@@ -54,13 +54,14 @@ Result<std::unique_ptr<Subdomain>> Subdomain::Create(MPI_Comm comm, int n) {
     s->count_[d] = b.count;
   }
   for (int d = 0; d < 3; ++d) {
-    if (MPI_Cart_shift(s->cart_, d, 1, &s->neighbor_[2 * d], &s->neighbor_[2 * d + 1]) != MPI_SUCCESS)
+    const std::size_t lo = 2 * std::size_t(d), hi = lo + 1;  // the low and high side of dimension d
+    if (MPI_Cart_shift(s->cart_, d, 1, &s->neighbor_[lo], &s->neighbor_[hi]) != MPI_SUCCESS)
       return Status::Internal("subdomain: MPI_Cart_shift failed");
     // Owned faces are stored at 1 and count; ghost layers at 0 and count + 1.
-    SCIMESH_RETURN_IF_ERROR(FaceType(s->count_, d, 1, &s->owned_face_[2 * d]));
-    SCIMESH_RETURN_IF_ERROR(FaceType(s->count_, d, s->count_[d], &s->owned_face_[2 * d + 1]));
-    SCIMESH_RETURN_IF_ERROR(FaceType(s->count_, d, 0, &s->ghost_face_[2 * d]));
-    SCIMESH_RETURN_IF_ERROR(FaceType(s->count_, d, s->count_[d] + 1, &s->ghost_face_[2 * d + 1]));
+    SCIMESH_RETURN_IF_ERROR(FaceType(s->count_, d, 1, &s->owned_face_[lo]));
+    SCIMESH_RETURN_IF_ERROR(FaceType(s->count_, d, s->count_[d], &s->owned_face_[hi]));
+    SCIMESH_RETURN_IF_ERROR(FaceType(s->count_, d, 0, &s->ghost_face_[lo]));
+    SCIMESH_RETURN_IF_ERROR(FaceType(s->count_, d, s->count_[d] + 1, &s->ghost_face_[hi]));
   }
   return s;
 }

@@ -34,47 +34,55 @@ std::vector<double> Assemble(const Subdomain& s, const std::vector<double>& gath
     for (int k = 0; k < b[2].count; ++k)
       for (int j = 0; j < b[1].count; ++j)
         for (int i = 0; i < b[0].count; ++i) {
-          const std::size_t gi = std::size_t(b[0].first + i + 1), gj = std::size_t(b[1].first + j + 1),
-                            gk = std::size_t(b[2].first + k + 1);
+          const std::size_t gi = std::size_t(b[0].first) + std::size_t(i) + 1,
+                            gj = std::size_t(b[1].first) + std::size_t(j) + 1,
+                            gk = std::size_t(b[2].first) + std::size_t(k) + 1;
           grid[(gk * m + gj) * m + gi] = gathered[q++];
         }
   }
   return grid;
 }
 
+// Closes on the error paths only, where the write has already failed and is
+// reported; the success path closes itself and checks fclose.
 struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
+  void operator()(std::FILE* f) const { (void)std::fclose(f); }
 };
 
 Status WriteGrid(const Subdomain& s, const std::vector<double>& grid, const std::string& path) {
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "w"));
   if (!f) return Status::Io(std::string("cannot create the solution file: ") + std::strerror(errno));
+  const auto write_failed = [] {
+    return Status::Io(std::string("cannot write the solution file: ") + std::strerror(errno));
+  };
   const int m = s.n() + 1;  // extents are inclusive: nodes 0..n+1
   const double h = s.h();
-  std::fprintf(f.get(),
-               "<?xml version=\"1.0\"?>\n"
-               "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
-               "  <ImageData WholeExtent=\"0 %d 0 %d 0 %d\" Origin=\"0 0 0\" Spacing=\"%.17g %.17g %.17g\">\n"
-               "    <Piece Extent=\"0 %d 0 %d 0 %d\">\n"
-               "      <PointData Scalars=\"u\">\n",
-               m, m, m, h, h, h, m, m, m);
+  if (std::fprintf(f.get(),
+                   "<?xml version=\"1.0\"?>\n"
+                   "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
+                   "  <ImageData WholeExtent=\"0 %d 0 %d 0 %d\" Origin=\"0 0 0\" Spacing=\"%.17g %.17g %.17g\">\n"
+                   "    <Piece Extent=\"0 %d 0 %d 0 %d\">\n"
+                   "      <PointData Scalars=\"u\">\n",
+                   m, m, m, h, h, h, m, m, m) < 0)
+    return write_failed();
   for (int field = 0; field < 2; ++field) {
-    std::fprintf(f.get(), "        <DataArray type=\"Float64\" Name=\"%s\" format=\"ascii\">\n",
-                 field == 0 ? "u" : "error");
+    if (std::fprintf(f.get(), "        <DataArray type=\"Float64\" Name=\"%s\" format=\"ascii\">\n",
+                     field == 0 ? "u" : "error") < 0)
+      return write_failed();
     std::size_t q = 0;
     for (int k = 0; k <= m; ++k)
       for (int j = 0; j <= m; ++j) {
         for (int i = 0; i <= m; ++i, ++q) {
           const double v = field == 0 ? grid[q] : grid[q] - ExactSolution(i * h, j * h, k * h);
-          std::fprintf(f.get(), i == 0 ? "%.12g" : " %.12g", v);
+          if (std::fprintf(f.get(), i == 0 ? "%.12g" : " %.12g", v) < 0) return write_failed();
         }
-        std::fputc('\n', f.get());
+        if (std::fputc('\n', f.get()) == EOF) return write_failed();
       }
-    std::fprintf(f.get(), "        </DataArray>\n");
+    if (std::fprintf(f.get(), "        </DataArray>\n") < 0) return write_failed();
   }
-  std::fprintf(f.get(), "      </PointData>\n    </Piece>\n  </ImageData>\n</VTKFile>\n");
-  if (std::ferror(f.get()) || std::fclose(f.release()) != 0)
-    return Status::Io(std::string("cannot write the solution file: ") + std::strerror(errno));
+  if (std::fprintf(f.get(), "      </PointData>\n    </Piece>\n  </ImageData>\n</VTKFile>\n") < 0)
+    return write_failed();
+  if (std::ferror(f.get()) || std::fclose(f.release()) != 0) return write_failed();
   return Status::Ok();
 }
 

@@ -4,8 +4,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <optional>
+#include <string_view>
 
 #include "protocol/client.h"
 #include "protocol/log.h"
@@ -32,10 +35,25 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
+// The number of calls: argv[1] if given (a positive whole number, else nullopt), or 2000.
+std::optional<int> Calls(int argc, char** argv) {
+  if (argc < 2) return 2000;
+  const std::string_view text = argv[1];
+  int n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || n < 1) return std::nullopt;
+  return n;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int calls = argc > 1 ? std::atoi(argv[1]) : 2000;
+  const std::optional<int> parsed_calls = Calls(argc, argv);
+  if (!parsed_calls) {
+    (void)std::fprintf(stderr, "usage: %s [calls]  (a positive whole number; default 2000)\n", argv[0]);
+    return 2;
+  }
+  const int calls = *parsed_calls;
   log::SetLevel(spdlog::level::err);
   const LeaseCall call{"l_00000000000000e1", 1, "bench/1", std::nullopt};
   auto server = HostileServer::Start([](const RecordedRequest&) { return Reply::Json(200, kExtend); });

@@ -90,11 +90,15 @@ TEST(ClientHostile, CompleteAppliedThenResponseDroppedEndsAsAlreadyApplied) {
 }
 
 TEST(ClientHostile, EachRefusalReasonComesBackByNameAndIsNotRetried) {
-  for (const auto& [name, reason] : std::vector<std::pair<std::string, RefusalReason>>{
+  for (const auto& name_reason : std::vector<std::pair<std::string, RefusalReason>>{
            {"already_applied", RefusalReason::kAlreadyApplied},
            {"fenced", RefusalReason::kFenced},
            {"run_terminal", RefusalReason::kRunTerminal},
            {"not_started", RefusalReason::kNotStarted}}) {
+    // Not a structured binding: the handler lambda captures `name` (C++20 allows
+    // that, clang before 16 does not).
+    const std::string& name = name_reason.first;
+    const RefusalReason reason = name_reason.second;
     auto server = HostileServer::Start([&](const RecordedRequest&) { return Reply::Json(409, ErrorJson(name)); });
     auto client = MakeClient(Options(server->url()));
     auto hb = client->Heartbeat(Lease1());

@@ -90,7 +90,7 @@ Lease FakeCoordinator::MakeLease(const std::string& step_id, Delivery delivery) 
     id = ++next_id_;
   }
   char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016x", id);
+  (void)std::snprintf(hex, sizeof(hex), "%016x", id);  // at most 16 characters
   Lease l;
   l.lease_id = std::string("l_") + hex;
   l.run_id = "r_00000000000000a1";

@@ -109,7 +109,7 @@ Reply Reply::Raw(std::string bytes, Millis stall_after) {
 }
 
 std::function<bool(const RecordedRequest&)> Call(std::string method, std::string path_suffix) {
-  return [method, path_suffix](const RecordedRequest& r) {
+  return [method = std::move(method), path_suffix = std::move(path_suffix)](const RecordedRequest& r) {
     return r.method == method && r.path.size() >= path_suffix.size() &&
            r.path.compare(r.path.size() - path_suffix.size(), path_suffix.size(), path_suffix) == 0;
   };
@@ -288,7 +288,7 @@ void HostileServer::Serve(int fd, int connection) {
       case Reply::Kind::kRespond: break;
     }
     std::string out = "HTTP/1.1 " + std::to_string(reply.status) + " " + ReasonPhrase(reply.status) + "\r\n";
-    for (const auto& [name, value] : reply.headers) out += name + ": " + value + "\r\n";
+    for (const auto& [name, value] : reply.headers) out.append(name).append(": ").append(value).append("\r\n");
     out += "Content-Length: " + std::to_string(reply.body.size()) + "\r\n";
     if (reply.close_after) out += "Connection: close\r\n";
     out += "\r\n";

@@ -32,7 +32,7 @@ using testing::WorkerHarness;
 
 const char* const kToken = "tok-worker-test-77aa";
 
-StepBody Returning(StepResult r) {
+StepBody Returning(const StepResult& r) {
   return [r](StepContext&) { return r; };
 }
 

@@ -10,8 +10,9 @@ namespace scimesh::coordinator::testing {
 const rapidjson::Value& Reply::operator[](const char* name) const {
   static const rapidjson::Value kNull;
   if (!json || !json->IsObject()) return kNull;
-  auto it = json->FindMember(name);
-  return it == json->MemberEnd() ? kNull : it->value;
+  const rapidjson::Value& object = *json;  // const iterators: comparable without C++20 ambiguity
+  auto it = object.FindMember(name);
+  return it == object.MemberEnd() ? kNull : it->value;
 }
 
 std::string Reply::Str(const char* name) const {
@@ -73,9 +74,9 @@ Reply ApiClient::Raw(const std::string& method, const std::string& path, const s
     h.emplace(k, v);
   }
   if (!has_auth && !token_.empty()) h.emplace("Authorization", "Bearer " + token_);
-  httplib::Result res = method == "GET"    ? cli_->Get(path.c_str(), h)
-                        : method == "PUT"  ? cli_->Put(path.c_str(), h, body, content_type.c_str())
-                                           : cli_->Post(path.c_str(), h, body, content_type.c_str());
+  httplib::Result res = method == "GET"    ? cli_->Get(path, h)
+                        : method == "PUT"  ? cli_->Put(path, h, body, content_type)
+                                           : cli_->Post(path, h, body, content_type);
   return Finish(&res);
 }
 

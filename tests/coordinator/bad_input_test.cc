@@ -81,7 +81,7 @@ TEST_F(BadInput, WrongTypesAndRangesNameTheField) {
 }
 
 TEST_F(BadInput, OversizedBodyIs413) {
-  std::string big = R"({"worker_id":"worker-1","max":1,"pad":")" + std::string(1100 * 1024, 'x') + "\"}";
+  std::string big = R"({"worker_id":"worker-1","max":1,"pad":")" + std::string(std::size_t{1100} * 1024, 'x') + "\"}";
   Reply r = w1_->Post("/v1/api/steps/claim", big);
   EXPECT_EQ(r.status, 413) << r.Describe();
   EXPECT_EQ(r.Str("error"), "too_large");
@@ -95,7 +95,8 @@ TEST_F(BadInput, TooDeepOrTooLongStringsAre400) {
   Reply r = w1_->Post("/v1/api/steps/claim", deep);
   EXPECT_EQ(r.status, 400);
   EXPECT_NE(r.Str("message").find("deeper"), std::string::npos) << r.Describe();
-  std::string long_string = R"({"worker_id":"worker-1","max":1,"x":")" + std::string(65 * 1024, 's') + "\"}";
+  std::string long_string =
+      R"({"worker_id":"worker-1","max":1,"x":")" + std::string(std::size_t{65} * 1024, 's') + "\"}";
   EXPECT_EQ(w1_->Post("/v1/api/steps/claim", long_string).status, 400);
 }
 

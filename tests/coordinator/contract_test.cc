@@ -50,15 +50,18 @@ void CompareShape(const rapidjson::Value& example, const rapidjson::Value& actua
   if (example.IsObject()) {
     for (auto it = example.MemberBegin(); it != example.MemberEnd(); ++it) {
       std::string name = it->name.GetString();
+      std::string at = path;
+      at.append(".").append(name);
       auto found = actual.FindMember(it->name);
       if (found == actual.MemberEnd()) {
-        diffs.push_back(path + "." + name + ": missing");
+        diffs.push_back(at + ": missing");
         continue;
       }
-      CompareShape(it->value, found->value, path + "." + name, name, diffs);
+      CompareShape(it->value, found->value, at, name, diffs);
     }
     for (auto it = actual.MemberBegin(); it != actual.MemberEnd(); ++it) {
-      if (!example.HasMember(it->name)) diffs.push_back(path + "." + it->name.GetString() + ": not in the example");
+      if (!example.HasMember(it->name))
+        diffs.push_back(std::string(path).append(".").append(it->name.GetString()).append(": not in the example"));
     }
   } else if (example.IsArray() && !example.Empty()) {
     for (rapidjson::SizeType i = 0; i < actual.Size(); ++i) {
@@ -79,7 +82,7 @@ void ExpectShapeOf(const std::string& example_file, const Reply& actual) {
 }
 
 // Replaces the example's run_id with `run_id` (the example names one run).
-std::string WithRun(std::string text, const std::string& run_id) {
+std::string WithRun(const std::string& text, const std::string& run_id) {
   return std::regex_replace(text, std::regex("r_6f1c2a9e0b7d4c35"), run_id);
 }
 

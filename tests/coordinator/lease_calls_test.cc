@@ -129,7 +129,7 @@ TEST_F(LeaseCalls, CancelledRunAnswersRunTerminalAndCancelsTheAttempt) {
   Reply cancel = exec_->CancelRun(run);
   ASSERT_EQ(cancel.status, 200);
   EXPECT_EQ(cancel.Str("status"), "cancelled");
-  for (Reply r : {w1_->Heartbeat(l.lease_id, "worker-1", 1), w1_->Complete(l.lease_id, "worker-1", 1)}) {
+  for (const Reply& r : {w1_->Heartbeat(l.lease_id, "worker-1", 1), w1_->Complete(l.lease_id, "worker-1", 1)}) {
     EXPECT_EQ(r.status, 409);
     EXPECT_EQ(r.Str("reason"), "run_terminal");
   }
@@ -146,7 +146,7 @@ TEST_F(LeaseCalls, AtMostOnceOutcomeWithoutStartedIsNotStarted) {
   RegisterOrDie(*w1_, "worker-1", Definitions("wf", OneStep(R"("delivery":"at_most_once")")));
   std::string run = StartRunOrEmpty("wf");
   LeaseRef l = ClaimOne(*w1_, "worker-1");
-  for (Reply r : {w1_->Complete(l.lease_id, "worker-1", 1), w1_->Fail(l.lease_id, "worker-1", 1, "retryable")}) {
+  for (const Reply& r : {w1_->Complete(l.lease_id, "worker-1", 1), w1_->Fail(l.lease_id, "worker-1", 1, "retryable")}) {
     EXPECT_EQ(r.status, 409) << r.Describe();
     EXPECT_EQ(r.Str("reason"), "not_started");
   }

@@ -24,7 +24,7 @@ using scimesh::spank::ParsePluginArgs;
 int PrintKnownKeys() {
   auto refused = ParsePluginArgs({"scimesh_docs_probe_unknown_key=1"});
   if (refused.ok()) {
-    std::fprintf(stderr, "plugstack_probe: the plugin accepted an unknown key\n");
+    (void)std::fprintf(stderr, "plugstack_probe: the plugin accepted an unknown key\n");
     return 1;
   }
   const std::string message = refused.status().message();  // status() is a temporary
@@ -32,7 +32,7 @@ int PrintKnownKeys() {
   const size_t at = message.find(marker);
   const size_t end = at == std::string::npos ? at : message.find(')', at);
   if (end == std::string::npos) {
-    std::fprintf(stderr, "plugstack_probe: the plugin's message no longer lists its keys: %s\n", message.c_str());
+    (void)std::fprintf(stderr, "plugstack_probe: the plugin's message no longer lists its keys: %s\n", message.c_str());
     return 1;
   }
   std::string list = message.substr(at + marker.size(), end - at - marker.size());
@@ -56,7 +56,7 @@ int Run(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
   auto parsed = ParsePluginArgs(args);
   if (!parsed.ok()) {
-    std::fprintf(stderr, "%s\n", parsed.status().message().c_str());
+    (void)std::fprintf(stderr, "%s\n", parsed.status().message().c_str());
     return 1;
   }
   return 0;
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   try {
     return Run(argc, argv);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "plugstack_probe: %s\n", e.what());
+    (void)std::fprintf(stderr, "plugstack_probe: %s\n", e.what());
     return 2;
   }
 }

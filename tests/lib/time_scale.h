@@ -4,17 +4,21 @@
 // makes a peer wait, is multiplied by it. The behaviour asserted is the same.
 #pragma once
 
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <string_view>
 
 namespace scimesh::testing {
 
 // The factor from SCIMESH_TEST_TIME_SCALE: a whole number in [1, 50], else 1.
 inline int TimeScale() {
   static const int scale = [] {
-    const char* text = std::getenv("SCIMESH_TEST_TIME_SCALE");
-    const int n = text != nullptr ? std::atoi(text) : 1;
-    return n >= 1 && n <= 50 ? n : 1;
+    const char* env = std::getenv("SCIMESH_TEST_TIME_SCALE");
+    const std::string_view text = env != nullptr ? env : "";
+    int n = 1;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    return ec == std::errc() && end == text.data() + text.size() && n >= 1 && n <= 50 ? n : 1;
   }();
   return scale;
 }

@@ -3,6 +3,7 @@
 #include <mpi.h>
 #include <scimesh/step.hpp>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,12 +17,22 @@ int main(int argc, char** argv) {
   {
     scimesh::Step step(MPI_COMM_WORLD);
     if (!step.ok()) {
-      std::fprintf(stderr, "rank %d: begin: %s\n", rank, scimesh_strerror(step.error()));
+      (void)std::fprintf(stderr, "rank %d: begin: %s\n", rank, scimesh_strerror(step.error()));
       MPI_Abort(MPI_COMM_WORLD, 3);
     }
     std::string input = step.input();
     auto at = input.find("\"terms\":");
-    long terms = at == std::string::npos ? 1000 : std::atol(input.c_str() + at + 8);
+    long terms = 1000;
+    if (at != std::string::npos) {
+      const char* const digits = input.c_str() + at + 8;
+      char* end = nullptr;
+      errno = 0;
+      terms = std::strtol(digits, &end, 10);
+      if (end == digits || errno == ERANGE) {
+        (void)std::fprintf(stderr, "rank %d: input 'terms' is not a whole number: %s\n", rank, input.c_str());
+        MPI_Abort(MPI_COMM_WORLD, 4);
+      }
+    }
     long local = 0, sum = 0;
     for (long i = rank + 1; i <= terms && !step.cancelled(); i += size) local += i;
     MPI_Reduce(&local, &sum, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);

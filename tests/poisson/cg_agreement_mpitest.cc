@@ -18,7 +18,7 @@ namespace {
 int rank_ = 0;
 
 int Check(bool ok, const char* what) {
-  if (!ok) std::fprintf(stderr, "rank %d: FAILED: %s\n", rank_, what);
+  if (!ok) (void)std::fprintf(stderr, "rank %d: FAILED: %s\n", rank_, what);
   return ok ? 0 : 1;
 }
 
