@@ -104,7 +104,7 @@ void HttpApi::UploadArtifact(const httplib::Request& req, httplib::Response& res
 }
 
 void HttpApi::DownloadArtifact(const httplib::Request& req, httplib::Response& res) {
-  auto key = Authorize(req, res, kScopeWorker | kScopeExecute);
+  auto key = Authorize(req, res, kScopeWorker | kScopeExecute | kScopeRead);
   if (!key) return;
   const std::string sha256 = req.matches[1];
   // Reads by people (keys without the worker scope) are audited; workers
@@ -118,7 +118,7 @@ void HttpApi::DownloadArtifact(const httplib::Request& req, httplib::Response& r
     ApiError e = ApiError::NotFound("no artifact " + sha256);
     return finish(&e);
   }
-  auto media_type = ledger_.FindArtifact(sha256);
+  auto media_type = ledger_.FindArtifact(sha256, *key);
   if (!media_type.ok()) return finish(&media_type.error());
   int fd = ::open(artifacts_.PathOf(sha256).c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st {};

@@ -14,13 +14,17 @@ namespace scimesh::coordinator {
 
 void HttpApi::Register(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
   Body raw = ReadBody(req, reader, limits_.max_body);
-  if (!Authorize(req, res, kScopeWorker, raw.unread())) return;
+  auto key = Authorize(req, res, kScopeWorker, raw.unread());
+  if (!key) return;
   auto body = ParseBody(res, raw);
   if (!body) return;
   auto parsed = ParseRegisterRequest(*body);
   if (!parsed.ok()) return ReplyError(res, parsed.error());
-  auto reply = ledger_.Register(parsed.value());
-  if (!reply.ok()) return ReplyError(res, reply.error());
+  auto reply = ledger_.Register(parsed.value(), *key);
+  if (!reply.ok()) {
+    if (reply.error().error == "not_owner") audit_.Record(key->name, req.method, req.path, 403);
+    return ReplyError(res, reply.error());
+  }
   ReplyJson(res, 200, ToJson(reply.value()));
 }
 
@@ -43,8 +47,11 @@ void HttpApi::Claim(const httplib::Request& req, httplib::Response& res, const h
     // Note the generation before looking: a change announced while we look
     // ends the wait below at once.
     const uint64_t seen = waker_.generation();
-    auto reply = ledger_.Claim(claim, key->name);
-    if (!reply.ok()) return ReplyError(res, reply.error());
+    auto reply = ledger_.Claim(claim, *key);
+    if (!reply.ok()) {
+      if (reply.error().error == "not_owner") audit_.Record(key->name, req.method, req.path, 403);
+      return ReplyError(res, reply.error());
+    }
     const auto now = Clock::now();
     if (!reply.value().leases.empty() || now >= until) return ReplyJson(res, 200, ToJson(reply.value()));
     if (!waker_.WaitFor(seen, std::min(until, now + kRecheck))) {

@@ -1,25 +1,10 @@
 // Integration: artifacts — streamed upload with SHA-256 check, idempotent
 // replay, coordinator-issued URIs only in `complete`, download, and the
 // artifacts handed to the next step.
-#include <openssl/evp.h>
-
 #include "coordinator_fixture.h"
 
 namespace scimesh::coordinator::testing {
 namespace {
-
-std::string Sha256(const std::string& data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EVP_Digest(data.data(), data.size(), md, &n, EVP_sha256(), nullptr);
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < n; ++i) {
-    out += kHex[md[i] >> 4];
-    out += kHex[md[i] & 0xF];
-  }
-  return out;
-}
 
 class Artifacts : public CoordinatorTest {
  protected:

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
 
 #include <chrono>
 #include <memory>
@@ -150,6 +151,20 @@ class CoordinatorTest : public ::testing::Test {
   std::unique_ptr<CoordinatorProcess> process_;
   std::unique_ptr<ApiClient> w1_, w2_, exec_, root_;
 };
+
+// Lowercase hex SHA-256 of `data` (what X-Scimesh-Sha256 declares).
+inline std::string Sha256(const std::string& data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_Digest(data.data(), data.size(), md, &n, EVP_sha256(), nullptr);
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < n; ++i) {
+    out += kHex[md[i] >> 4];
+    out += kHex[md[i] & 0xF];
+  }
+  return out;
+}
 
 // One step "s" with the given extra members, e.g. R"("max_attempts":2)".
 inline std::string OneStep(const std::string& members = "") {
