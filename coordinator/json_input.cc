@@ -93,7 +93,11 @@ ApiResult<std::unique_ptr<rapidjson::Document>> ParseJson(std::string_view text,
   if (text.find('\0') != std::string_view::npos) {
     return ApiError::BadRequest("", "malformed JSON: the body contains a NUL byte");
   }
-  std::string copy(text);  // NUL-terminated for the stream
+  // NUL-terminated for the stream, and padded: RapidJSON's UTF-8 check takes
+  // every continuation byte a lead byte announces, past the terminator too,
+  // so a body ending in a cut sequence ("\xF3") would be read beyond its end.
+  std::string copy(text);
+  copy.append(3, '\0');
   auto doc = std::make_unique<rapidjson::Document>();
   LimitedParse parse(copy.c_str(), limits);
   doc->Populate(parse);
