@@ -77,7 +77,7 @@ Result<std::unique_ptr<ArtifactStore::Incoming>> ArtifactStore::Begin() {
 }
 
 Status ArtifactStore::Commit(Incoming& in, std::string_view expected_sha256) {
-  const std::string actual = in.hash_.FinishHex();
+  const std::string actual = in.hash_.HexDigest();
   if (actual != expected_sha256) return Status::DataLoss("the bytes have sha256 " + actual);
   if (::fsync(in.fd_) != 0) return Errno("fsync artifact");
   ::close(in.fd_);

@@ -1,4 +1,5 @@
-// Character-class checks for wire identifiers, and CSPRNG-backed id issuing.
+// Wire identifier checks (protocol/identifiers.h's rules), and CSPRNG-backed
+// id issuing.
 #include "coordinator/identifiers.h"
 
 #include <cstdio>
@@ -7,46 +8,18 @@
 
 #include <openssl/rand.h>
 
+#include "protocol/identifiers.h"
+
 namespace scimesh::coordinator {
-namespace {
 
-bool IsAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-bool IsLowerHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
-
-template <typename Pred>
-bool AllOf(std::string_view s, size_t min, size_t max, Pred ok) {
-  if (s.size() < min || s.size() > max) return false;
-  for (char c : s) {
-    if (!ok(c)) return false;
-  }
-  return true;
-}
-
-bool IsPrefixedHex(std::string_view s, std::string_view prefix) {
-  return s.size() == prefix.size() + 16 && s.substr(0, prefix.size()) == prefix &&
-         AllOf(s.substr(prefix.size()), 16, 16, IsLowerHex);
-}
-
-}  // namespace
-
-bool IsWorkerId(std::string_view s) {
-  return AllOf(s, 1, 128, [](char c) {
-    return IsAlnum(c) || c == '.' || c == '_' || c == ':' || c == '@' || c == '/' || c == '-';
-  });
-}
-
-bool IsName(std::string_view s) {
-  return AllOf(s, 1, 64, [](char c) { return IsAlnum(c) || c == '.' || c == '_' || c == '-'; });
-}
-
-bool IsArtifactName(std::string_view s) {
-  return !s.empty() && s.front() != '.' &&
-         AllOf(s, 1, 128, [](char c) { return IsAlnum(c) || c == '.' || c == '_' || c == '-'; });
-}
-
-bool IsSha256Hex(std::string_view s) { return AllOf(s, 64, 64, IsLowerHex); }
-bool IsRunId(std::string_view s) { return IsPrefixedHex(s, "r_"); }
-bool IsLeaseId(std::string_view s) { return IsPrefixedHex(s, "l_"); }
+// The rules themselves are protocol/identifiers.cc's: one set for the client
+// and the coordinator (the field name only shapes a message nobody reads here).
+bool IsWorkerId(std::string_view s) { return CheckWorkerId(s, "worker_id").ok(); }
+bool IsName(std::string_view s) { return CheckIdentifier(s, "name").ok(); }
+bool IsArtifactName(std::string_view s) { return CheckArtifactName(s, "name").ok(); }
+bool IsSha256Hex(std::string_view s) { return CheckSha256(s, "sha256").ok(); }
+bool IsRunId(std::string_view s) { return CheckRunId(s, "run_id").ok(); }
+bool IsLeaseId(std::string_view s) { return CheckLeaseId(s, "lease_id").ok(); }
 
 std::string RandomHex(size_t bytes) {
   std::vector<unsigned char> raw(bytes);

@@ -1,5 +1,7 @@
-// Identifier rules of docs/protocol.md "Conventions" and the random ids the
-// coordinator issues (run, lease, trace, span, key secrets). Thread-safe.
+// Identifier rules of docs/protocol.md "Conventions" as yes/no questions (the
+// rules are protocol/identifiers.h's, the client's: they exist once), and the
+// random ids the coordinator issues (run, lease, trace, span, key secrets).
+// Thread-safe.
 #pragma once
 
 #include <string>
@@ -9,7 +11,8 @@ namespace scimesh::coordinator {
 
 // worker_id: 1-128 characters of [A-Za-z0-9._:@/-].
 bool IsWorkerId(std::string_view s);
-// Step ids, workflow names and versions: 1-64 characters of [A-Za-z0-9._-].
+// Step ids, workflow names and versions: 1-64 characters of [A-Za-z0-9._-],
+// not "." or ".." (a step id names a directory on the worker).
 bool IsName(std::string_view s);
 // Artifact names: 1-128 characters of [A-Za-z0-9._-], not starting with '.'.
 bool IsArtifactName(std::string_view s);

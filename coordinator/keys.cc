@@ -15,7 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/identifiers.h"
-#include "coordinator/sha256.h"
+#include "protocol/sha256.h"
 #include "coordinator/wire_time.h"
 
 namespace scimesh::coordinator {

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "coordinator/sha256.h"
+#include "protocol/sha256.h"
 
 namespace scimesh::coordinator {
 namespace {
