@@ -2,8 +2,16 @@
 // RapidJSON document builder) and the typed field reader.
 #include "coordinator/json_input.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
+
+#include "protocol/json_io.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -20,11 +28,45 @@ class LimitFilter {
   bool Int64(int64_t i) { return doc_.Int64(i); }
   bool Uint64(uint64_t u) { return doc_.Uint64(u); }
   bool Double(double d) { return doc_.Double(d); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) { return doc_.RawNumber(s, n, copy); }
-  bool String(const char* s, rapidjson::SizeType n, bool copy) {
-    return CheckString(n) && doc_.String(s, n, copy);
+  // Numbers arrive as their text (kParseNumbersAsStringsFlag) and are read
+  // here: integers exactly, others as the nearest double (from_chars), so a
+  // number written back reads back the same. RapidJSON 1.1.0's own readers
+  // are one ulp off (1e-81) or, at full precision, undefined on a zero
+  // significand (0e-74): both found by fuzz/coordinator_requests_fuzzer.
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+    const char* end = s + n;
+    if (std::find_if(s, end, [](char c) { return c == '.' || c == 'e' || c == 'E'; }) == end) {
+      int64_t i = 0;
+      uint64_t u = 0;
+      if (*s == '-') {
+        auto [at, ec] = std::from_chars(s, end, i);
+        if (ec == std::errc() && at == end) return doc_.Int64(i);
+      } else {
+        auto [at, ec] = std::from_chars(s, end, u);
+        if (ec == std::errc() && at == end) return doc_.Uint64(u);
+      }
+      // Past 64 bits: a double, as RapidJSON makes it.
+    }
+    double d = 0;
+    auto [at, ec] = std::from_chars(s, end, d);
+    if (ec == std::errc::result_out_of_range) {
+      // Too small underflows towards zero (as RapidJSON does); too large is
+      // refused. strtod tells them apart (the text is plain ASCII digits).
+      d = std::strtod(std::string(s, n).c_str(), nullptr);
+      if (std::isinf(d)) {
+        violation_ = "a number is too large";
+        return false;
+      }
+    } else if (ec != std::errc() || at != end) {
+      violation_ = "a number cannot be read";
+      return false;
+    }
+    return doc_.Double(d);
   }
-  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return CheckString(n) && doc_.Key(s, n, copy); }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) {
+    return CheckString(s, n) && doc_.String(s, n, copy);
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return CheckString(s, n) && doc_.Key(s, n, copy); }
   bool StartObject() { return Enter() && doc_.StartObject(); }
   bool EndObject(rapidjson::SizeType n) { --depth_; return doc_.EndObject(n); }
   bool StartArray() { return Enter() && doc_.StartArray(); }
@@ -40,9 +82,15 @@ class LimitFilter {
     }
     return true;
   }
-  bool CheckString(rapidjson::SizeType n) {
+  bool CheckString(const char* s, rapidjson::SizeType n) {
     if (n > limits_.max_string_bytes) {
       violation_ = "a string is longer than the limit of 64 KiB";
+      return false;
+    }
+    // A lone surrogate escape ("\udc00") decodes to bytes that are not UTF-8:
+    // stored, they could never be read back (see protocol/json_io.h).
+    if (!IsWellFormedUtf8(std::string_view(s, n))) {
+      violation_ = "a string is not valid UTF-8 (a lone surrogate escape?)";
       return false;
     }
     return true;
@@ -65,7 +113,9 @@ struct LimitedParse {
 
   bool operator()(rapidjson::Document& doc) {
     LimitFilter filter(doc, limits);
-    constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+    // Numbers as text: LimitFilter::RawNumber reads them.
+    constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag |
+                                rapidjson::kParseNumbersAsStringsFlag;
     bool ok = !reader.Parse<kFlags>(stream, filter).IsError();
     violation = filter.violation();
     return ok;

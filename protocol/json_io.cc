@@ -42,7 +42,55 @@ const char* TypeName(const rapidjson::Value& v) {
   return "unknown";
 }
 
+// Every string and key under `v` is well-formed UTF-8 (depth is bounded by
+// kMaxJsonDepth, checked before parsing).
+bool StringsAreUtf8(const rapidjson::Value& v) {
+  if (v.IsString()) return IsWellFormedUtf8(std::string_view(v.GetString(), v.GetStringLength()));
+  if (v.IsArray()) {
+    for (const auto& e : v.GetArray()) {
+      if (!StringsAreUtf8(e)) return false;
+    }
+  } else if (v.IsObject()) {
+    for (const auto& m : v.GetObject()) {
+      if (!StringsAreUtf8(m.name) || !StringsAreUtf8(m.value)) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
+
+bool IsWellFormedUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // past U+10FFFF
+    } else {
+      return false;
+    }
+    if (s.size() - i <= n) return false;
+    for (size_t k = 1; k <= n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
 
 Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view what) {
   if (MaxDepth(text) > kMaxJsonDepth) {
@@ -56,6 +104,9 @@ Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view wh
     return Status::InvalidArgument(std::string(what) + ": malformed JSON at offset " +
                                    std::to_string(doc.GetErrorOffset()) + ": " +
                                    rapidjson::GetParseError_En(doc.GetParseError()));
+  }
+  if (!StringsAreUtf8(doc)) {
+    return Status::InvalidArgument(std::string(what) + ": a string is not valid UTF-8 (a lone surrogate escape?)");
   }
   return doc;
 }

@@ -154,6 +154,20 @@ TEST(WireJson, HostileArtifactNamesAreRefused) {
   EXPECT_FALSE(ParseArtifactRef(SerializeArtifactRef(bad_sha)).ok());
 }
 
+// Found by fuzz/client_responses_fuzzer: an error body whose message held
+// "\udc00" parsed, but what it was written back as did not.
+TEST(WireJson, LoneSurrogateEscapesAreRefused) {
+  EXPECT_FALSE(ParseErrorBody(R"({"error":"conflict","message":"x\udc00"})").ok());
+  EXPECT_FALSE(ParseErrorBody(R"({"error":"conflict","message":"x\ud800y"})").ok());
+  auto fine = ParseErrorBody(R"({"error":"conflict","message":"\ud83d\ude00"})");
+  ASSERT_TRUE(fine.ok());
+  EXPECT_EQ(fine->message, "\xF0\x9F\x98\x80");
+  EXPECT_TRUE(IsWellFormedUtf8("plain \xC3\xA9 \xE2\x82\xAC \xF4\x8F\xBF\xBF"));
+  for (const char* bad : {"\xED\xA0\x80", "\xC0\xAF", "\xE0\x80\xAF", "\xF4\x90\x80\x80", "\xF5", "\xC3"}) {
+    EXPECT_FALSE(IsWellFormedUtf8(bad)) << bad;
+  }
+}
+
 TEST(WireJson, MalformedAndTooDeepJsonIsAnErrorNotACrash) {
   EXPECT_EQ(ParseClaimResponse("{\"leases\": [").status().code(), Code::kInvalidArgument);
   EXPECT_EQ(ParseExtendResponse("").status().code(), Code::kInvalidArgument);
