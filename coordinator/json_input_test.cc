@@ -85,6 +85,15 @@ TEST(ParseJson, RefusesLoneSurrogateEscapes) {
   EXPECT_TRUE(ParseJson(R"({"x":"\ud83d\ude00 \u00e9"})").ok());  // a pair, and a plain escape
 }
 
+// Found by fuzz/coordinator_requests_fuzzer: with "l" twice, a definition's
+// canonical text (keys sorted) came out in either order.
+TEST(ParseJson, RefusesAKeyThatRepeatsInAnObject) {
+  auto doc = ParseJson(R"({"input":{"l":1,"m":2,"l":3}})");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.error().message.find("repeats"), std::string::npos) << doc.error().message;
+  EXPECT_TRUE(ParseJson(R"({"a":{"l":1},"b":{"l":1},"l":[{"l":1},{"l":2}]})").ok());  // same key, other objects
+}
+
 TEST(FieldReader, ReadsTypedFieldsAndNamesTheFirstProblem) {
   auto doc = ParseJson(R"({"s":"abc","n":5,"o":{"x":"1"},"a":[1],"nul":null})");
   ASSERT_TRUE(doc.ok());
