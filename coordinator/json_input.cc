@@ -2,10 +2,6 @@
 // RapidJSON document builder) and the typed field reader.
 #include "coordinator/json_input.h"
 
-#include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -14,57 +10,16 @@
 #include <rapidjson/reader.h>
 
 #include "protocol/json_io.h"
+#include "protocol/json_number.h"
 
 namespace scimesh::coordinator {
 namespace {
 
-// Forwards SAX events to the document while enforcing the limits.
-class LimitFilter {
+// Builds the document (numbers read exactly) while enforcing the limits.
+class LimitFilter : public ExactDocumentBuilder {
  public:
-  LimitFilter(rapidjson::Document& doc, const JsonLimits& limits) : doc_(doc), limits_(limits) {}
+  LimitFilter(rapidjson::Document& doc, const JsonLimits& limits) : ExactDocumentBuilder(doc), limits_(limits) {}
 
-  bool Null() { return doc_.Null(); }
-  bool Bool(bool b) { return doc_.Bool(b); }
-  bool Int(int i) { return doc_.Int(i); }
-  bool Uint(unsigned u) { return doc_.Uint(u); }
-  bool Int64(int64_t i) { return doc_.Int64(i); }
-  bool Uint64(uint64_t u) { return doc_.Uint64(u); }
-  bool Double(double d) { return doc_.Double(d); }
-  // Numbers arrive as their text (kParseNumbersAsStringsFlag) and are read
-  // here: integers exactly, others as the nearest double (from_chars), so a
-  // number written back reads back the same. RapidJSON 1.1.0's own readers
-  // are one ulp off (1e-81) or, at full precision, undefined on a zero
-  // significand (0e-74): both found by fuzz/coordinator_requests_fuzzer.
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
-    const char* end = s + n;
-    if (std::find_if(s, end, [](char c) { return c == '.' || c == 'e' || c == 'E'; }) == end) {
-      int64_t i = 0;
-      uint64_t u = 0;
-      if (*s == '-') {
-        auto [at, ec] = std::from_chars(s, end, i);
-        if (ec == std::errc() && at == end) return doc_.Int64(i);
-      } else {
-        auto [at, ec] = std::from_chars(s, end, u);
-        if (ec == std::errc() && at == end) return doc_.Uint64(u);
-      }
-      // Past 64 bits: a double, as RapidJSON makes it.
-    }
-    double d = 0;
-    auto [at, ec] = std::from_chars(s, end, d);
-    if (ec == std::errc::result_out_of_range) {
-      // Too small underflows towards zero (as RapidJSON does); too large is
-      // refused. strtod tells them apart (the text is plain ASCII digits).
-      d = std::strtod(std::string(s, n).c_str(), nullptr);
-      if (std::isinf(d)) {
-        violation_ = "a number is too large";
-        return false;
-      }
-    } else if (ec != std::errc() || at != end) {
-      violation_ = "a number cannot be read";
-      return false;
-    }
-    return doc_.Double(d);
-  }
   bool String(const char* s, rapidjson::SizeType n, bool copy) {
     return CheckString(s, n) && doc_.String(s, n, copy);
   }
@@ -74,7 +29,7 @@ class LimitFilter {
   bool Key(const char* s, rapidjson::SizeType n, bool copy) {
     if (!CheckString(s, n)) return false;
     if (!keys_.back().emplace(s, n).second) {
-      violation_ = "a key repeats in an object";
+      why_ = "a key repeats in an object";
       return false;
     }
     return doc_.Key(s, n, copy);
@@ -92,35 +47,34 @@ class LimitFilter {
   bool StartArray() { return Enter() && doc_.StartArray(); }
   bool EndArray(rapidjson::SizeType n) { --depth_; return doc_.EndArray(n); }
 
-  const char* violation() const { return violation_; }
+  const char* violation() const { return why_; }
 
  private:
   bool Enter() {
     if (++depth_ > limits_.max_depth) {
-      violation_ = "nested deeper than the limit of 64";
+      why_ = "nested deeper than the limit of 64";
       return false;
     }
     return true;
   }
   bool CheckString(const char* s, rapidjson::SizeType n) {
     if (n > limits_.max_string_bytes) {
-      violation_ = "a string is longer than the limit of 64 KiB";
+      why_ = "a string is longer than the limit of 64 KiB";
       return false;
     }
     // A lone surrogate escape ("\udc00") decodes to bytes that are not UTF-8:
     // stored, they could never be read back (see protocol/json_io.h).
     if (!IsWellFormedUtf8(std::string_view(s, n))) {
-      violation_ = "a string is not valid UTF-8 (a lone surrogate escape?)";
+      why_ = "a string is not valid UTF-8 (a lone surrogate escape?)";
       return false;
     }
     return true;
   }
 
-  rapidjson::Document& doc_;
   const JsonLimits& limits_;
   size_t depth_ = 0;
   std::vector<std::unordered_set<std::string>> keys_;  // of each open object
-  const char* violation_ = nullptr;
+  const char* why_ = nullptr;
 };
 
 // Populate() wants a generator: it runs the reader into the document handler.

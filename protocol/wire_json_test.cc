@@ -168,6 +168,31 @@ TEST(WireJson, LoneSurrogateEscapesAreRefused) {
   }
 }
 
+// As the coordinator: a key that repeats in one object is refused, so both
+// sides never take different duplicates for the message.
+TEST(WireJson, AKeyThatRepeatsInAnObjectIsRefused) {
+  auto r = ParseErrorBody(R"({"error":"conflict","reason":"fenced","reason":"run_terminal","message":""})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("repeats"), std::string::npos) << r.status().message();
+  EXPECT_TRUE(ParseErrorBody(R"({"error":"conflict","message":"","x":{"error":1}})").ok());
+}
+
+// Found by fuzz/client_responses_fuzzer: 0.0031444444444444447 in a run's
+// output came back one ulp off. A number in a lease's input reaches the step
+// as the coordinator wrote it.
+TEST(WireJson, NumbersReadBackAsTheyWereWritten) {
+  for (const char* text : {R"({"x":1e-81})", R"({"x":0.0031444444444444447})", R"({"x":5e-324})",
+                           R"([0,-1,2147483648,-9223372036854775808,18446744073709551615,-0.0,1.5])"}) {
+    auto canonical = CanonicalJson(text, "input");
+    ASSERT_TRUE(canonical.ok()) << text;
+    EXPECT_EQ(*canonical, text);
+  }
+  auto zero = CanonicalJson("[0e-74,1e-400]", "input");
+  ASSERT_TRUE(zero.ok());
+  EXPECT_EQ(*zero, "[0.0,0.0]");
+  EXPECT_FALSE(CanonicalJson("[1e400]", "input").ok());
+}
+
 TEST(WireJson, MalformedAndTooDeepJsonIsAnErrorNotACrash) {
   EXPECT_EQ(ParseClaimResponse("{\"leases\": [").status().code(), Code::kInvalidArgument);
   EXPECT_EQ(ParseExtendResponse("").status().code(), Code::kInvalidArgument);
