@@ -32,6 +32,10 @@ ApiError ApiError::Forbidden(std::string message) {
   return Make(403, "forbidden", std::move(message));
 }
 
+ApiError ApiError::NotOwner(std::string message) {
+  return Make(403, "not_owner", std::move(message));
+}
+
 ApiError ApiError::NotFound(std::string message) {
   return Make(404, "not_found", std::move(message));
 }

@@ -29,6 +29,8 @@ struct ApiError {
   static ApiError ChecksumMismatch(std::string message);
   static ApiError Unauthorized(std::string message);
   static ApiError Forbidden(std::string message);
+  // 403 `not_owner`: the worker_id, workflow or run belongs to another key.
+  static ApiError NotOwner(std::string message);
   static ApiError NotFound(std::string message);
   static ApiError Conflict(std::string reason, std::string message, std::string outcome = {});
   static ApiError TooLarge(std::string message);

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "coordinator/sha256.h"
+#include "protocol/sha256.h"
 #include "protocol/status.h"
 
 namespace scimesh::coordinator {

@@ -19,20 +19,25 @@ The reference lease coordinator of scimesh-hpc (docs/coordinator.md).
 
 Commands:
   serve     run the coordinator (scimesh-coordinator serve --help)
-  keys add  create a key:  keys add NAME --scope worker|execute|admin[,..]
-                                  --keys PATH --secret-out FILE
+  keys add  create a key:  keys add NAME --scope worker|execute|admin|read[,..]
+                                  --keys PATH --secret-out FILE [--workflows GLOBS]
   run       start, show, watch or cancel runs (scimesh-coordinator run --help)
 )usage";
 
-constexpr char kKeysUsage[] = R"usage(Usage: scimesh-coordinator keys add NAME --scope worker|execute|admin[,..]
-                                    --keys PATH --secret-out FILE
+constexpr char kKeysUsage[] = R"usage(Usage: scimesh-coordinator keys add NAME --scope worker|execute|admin|read[,..]
+                                    --keys PATH --secret-out FILE [--workflows GLOBS]
 
 Appends "NAME SCOPES sha256(secret)" to the keys file (created 0600) and
 writes the new secret to FILE (created 0600). Prints only
 "added key NAME (SCOPES)": the secret is never printed.
-Scopes: worker (worker calls, artifact download), execute (run API, artifact
-download), admin (everything, and any lease). A running coordinator picks the
-new key up within a second.
+Scopes: worker (worker calls, artifact download), execute (the run API on its
+own runs, their artifacts), admin (everything, every run, any lease), read
+(reads every run and artifact, changes nothing). A running coordinator picks
+the new key up within a second.
+--workflows GLOBS: the workflows a worker key may register, comma-separated
+globs on the name ('*' any run of characters, '?' one), e.g. "chem-*,qc". Without
+it, a key may register the workflows nobody registered before it, and then
+only those.
 )usage";
 
 int KeysCommand(const std::vector<std::string>& args) {
@@ -63,7 +68,7 @@ int KeysCommand(const std::vector<std::string>& args) {
         std::cerr << "scimesh-coordinator keys add: --" << flag << " needs a value\n";
         return 2;
       }
-      if (flag != "scope" && flag != "keys" && flag != "secret-out") {
+      if (flag != "scope" && flag != "keys" && flag != "secret-out" && flag != "workflows") {
         std::cerr << "scimesh-coordinator keys add: unknown flag --" << flag << "\n";
         return 2;
       }
@@ -79,7 +84,7 @@ int KeysCommand(const std::vector<std::string>& args) {
     std::cerr << "scimesh-coordinator keys add: NAME, --scope, --keys and --secret-out are required\n\n" << kKeysUsage;
     return 2;
   }
-  auto added = AddKey(flags["keys"], name, flags["scope"], flags["secret-out"]);
+  auto added = AddKey(flags["keys"], name, flags["scope"], flags["secret-out"], flags["workflows"]);
   if (!added.ok()) {
     std::cerr << "scimesh-coordinator keys add: " << added.status().message() << "\n";
     return 1;

@@ -28,10 +28,14 @@ ApiResult<KeyIdentity> HttpApi::IdentifyCaller(const HttpRequest& req, unsigned 
   constexpr std::string_view kBearer = "Bearer ";
   if (header.size() <= kBearer.size() || header.size() > 1024 ||
       strncasecmp(header.c_str(), kBearer.data(), kBearer.size()) != 0) {
+    audit_.RecordAuthFailure(req.remote_addr, req.method, req.path);
     return ApiError::Unauthorized("an Authorization: Bearer <key> header is required");
   }
   auto key = keys_.Identify(std::string_view(header).substr(kBearer.size()));
-  if (!key) return ApiError::Unauthorized("unknown key");
+  if (!key) {
+    audit_.RecordAuthFailure(req.remote_addr, req.method, req.path);
+    return ApiError::Unauthorized("unknown key");
+  }
   if (!key->Allows(scopes)) {
     return ApiError::Forbidden("key '" + key->name + "' lacks the scope " + ScopesText(scopes));
   }

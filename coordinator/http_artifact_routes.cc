@@ -103,7 +103,7 @@ void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
 }
 
 void HttpApi::DownloadArtifact(const HttpRequest& req, HttpResponse& res) {
-  auto key = Authorize(req, res, kScopeWorker | kScopeExecute);
+  auto key = Authorize(req, res, kScopeWorker | kScopeExecute | kScopeRead);
   if (!key) return;
   const std::string sha256 = req.matches[1];
   // Reads by people (keys without the worker scope) are audited; workers
@@ -117,7 +117,7 @@ void HttpApi::DownloadArtifact(const HttpRequest& req, HttpResponse& res) {
     ApiError e = ApiError::NotFound("no artifact " + sha256);
     return finish(&e);
   }
-  auto media_type = ledger_.FindArtifact(sha256);
+  auto media_type = ledger_.FindArtifact(sha256, *key);
   if (!media_type.ok()) return finish(&media_type.error());
   int fd = ::open(artifacts_.PathOf(sha256).c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st {};

@@ -1,5 +1,6 @@
-// HttpApi: the run API (execute scope) — start, show, journal, cancel — with
-// reads written to the audit log.
+// HttpApi: the run API (execute scope; read scope for show and journal) —
+// start, show, journal, cancel — each written to the audit log. Whose runs a
+// key may see is the Ledger's decision (coordinator/tenancy.h).
 #include "coordinator/http_api.h"
 #include "coordinator/identifiers.h"
 #include "coordinator/requests.h"
@@ -9,27 +10,28 @@ namespace scimesh::coordinator {
 
 void HttpApi::CreateRun(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
   Body raw = ReadBody(req, reader, limits_.max_body);
-  if (!Authorize(req, res, kScopeExecute, raw.unread())) return;
+  auto key = Authorize(req, res, kScopeExecute, raw.unread());
+  if (!key) return;
   auto body = ParseBody(res, raw);
   if (!body) return;
   auto parsed = ParseRunCreateRequest(*body);
   if (!parsed.ok()) return ReplyError(res, parsed.error());
-  auto reply = ledger_.CreateRun(parsed.value());
-  if (!reply.ok()) return ReplyError(res, reply.error());
-  ReplyJson(res, 201, ToJson(reply.value()));
+  auto reply = ledger_.CreateRun(parsed.value(), *key);
+  reply.ok() ? ReplyJson(res, 201, ToJson(reply.value())) : ReplyError(res, reply.error());
+  audit_.Record(key->name, req.method, req.path, res.status, reply.ok() ? reply.value().run_id : "");
 }
 
 void HttpApi::ShowRun(const HttpRequest& req, HttpResponse& res, bool journal) {
-  auto key = Authorize(req, res, kScopeExecute);
+  auto key = Authorize(req, res, kScopeExecute | kScopeRead);
   if (!key) return;
   const std::string run_id = req.matches[1];
   if (!IsRunId(run_id)) {
     ReplyError(res, ApiError::NotFound("no run " + run_id));
   } else if (journal) {
-    auto view = ledger_.Journal(run_id);
+    auto view = ledger_.Journal(run_id, *key);
     view.ok() ? ReplyJson(res, 200, ToJson(view.value())) : ReplyError(res, view.error());
   } else {
-    auto view = ledger_.ShowRun(run_id);
+    auto view = ledger_.ShowRun(run_id, *key);
     view.ok() ? ReplyJson(res, 200, ToJson(view.value())) : ReplyError(res, view.error());
   }
   audit_.Record(key->name, req.method, req.path, res.status);
@@ -38,16 +40,20 @@ void HttpApi::ShowRun(const HttpRequest& req, HttpResponse& res, bool journal) {
 void HttpApi::CancelRun(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
   // The body is ignored, but read so the connection stays usable.
   Body raw = ReadBody(req, reader, limits_.max_body);
-  if (!Authorize(req, res, kScopeExecute, raw.unread())) return;
+  auto key = Authorize(req, res, kScopeExecute, raw.unread());
+  if (!key) return;
   if (raw.state != Body::kRead) {
     ParseBody(res, raw);  // answers 413
     return;
   }
   const std::string run_id = req.matches[1];
-  if (!IsRunId(run_id)) return ReplyError(res, ApiError::NotFound("no run " + run_id));
-  auto reply = ledger_.CancelRun(run_id);
-  if (!reply.ok()) return ReplyError(res, reply.error());
-  ReplyJson(res, 200, ToJson(reply.value()));
+  if (!IsRunId(run_id)) {
+    ReplyError(res, ApiError::NotFound("no run " + run_id));
+  } else {
+    auto reply = ledger_.CancelRun(run_id, *key);
+    reply.ok() ? ReplyJson(res, 200, ToJson(reply.value())) : ReplyError(res, reply.error());
+  }
+  audit_.Record(key->name, req.method, req.path, res.status);
 }
 
 }  // namespace scimesh::coordinator

@@ -12,13 +12,17 @@ namespace scimesh::coordinator {
 
 void HttpApi::Register(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
   Body raw = ReadBody(req, reader, limits_.max_body);
-  if (!Authorize(req, res, kScopeWorker, raw.unread())) return;
+  auto key = Authorize(req, res, kScopeWorker, raw.unread());
+  if (!key) return;
   auto body = ParseBody(res, raw);
   if (!body) return;
   auto parsed = ParseRegisterRequest(*body);
   if (!parsed.ok()) return ReplyError(res, parsed.error());
-  auto reply = ledger_.Register(parsed.value());
-  if (!reply.ok()) return ReplyError(res, reply.error());
+  auto reply = ledger_.Register(parsed.value(), *key);
+  if (!reply.ok()) {
+    if (reply.error().error == "not_owner") audit_.Record(key->name, req.method, req.path, 403);
+    return ReplyError(res, reply.error());
+  }
   ReplyJson(res, 200, ToJson(reply.value()));
 }
 
@@ -38,13 +42,15 @@ void HttpApi::Claim(const HttpRequest& req, HttpResponse& res, const ContentRead
   using Clock = std::chrono::steady_clock;
   const auto until =
       Clock::now() + std::chrono::milliseconds(std::min<int64_t>(claim.wait_ms, limits_.max_claim_hold_ms));
-  res.Hold(until, [this, claim, key_name = key->name, until](HttpResponse& r, bool shutting_down) {
+  res.Hold(until, [this, claim, key = *key, method = req.method, path = req.path, until](HttpResponse& r,
+                                                                                        bool shutting_down) {
     if (shutting_down) {
       ReplyJson(r, 200, ToJson(ClaimReply{}));  // release the poll
       return true;
     }
-    auto reply = ledger_.Claim(claim, key_name);
+    auto reply = ledger_.Claim(claim, key);
     if (!reply.ok()) {
+      if (reply.error().error == "not_owner") audit_.Record(key.name, method, path, 403);
       ReplyError(r, reply.error());
       return true;
     }

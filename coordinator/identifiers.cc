@@ -1,4 +1,5 @@
-// Wire identifier checks (protocol's rules), and CSPRNG-backed id issuing.
+// Wire identifier checks (protocol/identifiers.h's rules), and CSPRNG-backed
+// id issuing.
 #include "coordinator/identifiers.h"
 
 #include <cstdio>
@@ -11,15 +12,14 @@
 
 namespace scimesh::coordinator {
 
-// One set of rules for both sides of the wire: the client's
-// (protocol/identifiers.h). A name the coordinator accepted and the client
-// refused would make the client drop a whole claim.
-bool IsWorkerId(std::string_view s) { return CheckWorkerId(s, "").ok(); }
-bool IsName(std::string_view s) { return CheckIdentifier(s, "").ok(); }
-bool IsArtifactName(std::string_view s) { return CheckArtifactName(s, "").ok(); }
-bool IsSha256Hex(std::string_view s) { return CheckSha256(s, "").ok(); }
-bool IsRunId(std::string_view s) { return CheckRunId(s, "").ok(); }
-bool IsLeaseId(std::string_view s) { return CheckLeaseId(s, "").ok(); }
+// The rules themselves are protocol/identifiers.cc's: one set for the client
+// and the coordinator (the field name only shapes a message nobody reads here).
+bool IsWorkerId(std::string_view s) { return CheckWorkerId(s, "worker_id").ok(); }
+bool IsName(std::string_view s) { return CheckIdentifier(s, "name").ok(); }
+bool IsArtifactName(std::string_view s) { return CheckArtifactName(s, "name").ok(); }
+bool IsSha256Hex(std::string_view s) { return CheckSha256(s, "sha256").ok(); }
+bool IsRunId(std::string_view s) { return CheckRunId(s, "run_id").ok(); }
+bool IsLeaseId(std::string_view s) { return CheckLeaseId(s, "lease_id").ok(); }
 
 std::string RandomHex(size_t bytes) {
   std::vector<unsigned char> raw(bytes);

@@ -1,6 +1,7 @@
-// Identifier rules of docs/protocol.md "Conventions" and the random ids the
-// coordinator issues (run, lease, trace, span, key secrets). The rules are
-// protocol/identifiers.h's, the client's: one set for both sides. Thread-safe.
+// Identifier rules of docs/protocol.md "Conventions" as yes/no questions (the
+// rules are protocol/identifiers.h's, the client's: they exist once), and the
+// random ids the coordinator issues (run, lease, trace, span, key secrets).
+// Thread-safe.
 #pragma once
 
 #include <string>
@@ -11,7 +12,7 @@ namespace scimesh::coordinator {
 // worker_id: 1-128 characters of [A-Za-z0-9._:@/-].
 bool IsWorkerId(std::string_view s);
 // Step ids, workflow names and versions: 1-64 characters of [A-Za-z0-9._-],
-// not "." or "..".
+// not "." or ".." (a step id names a directory on the worker).
 bool IsName(std::string_view s);
 // Artifact names: 1-128 characters of [A-Za-z0-9._-], not starting with '.'.
 bool IsArtifactName(std::string_view s);

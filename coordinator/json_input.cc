@@ -2,56 +2,79 @@
 // RapidJSON document builder) and the typed field reader.
 #include "coordinator/json_input.h"
 
+#include <string>
+#include <unordered_set>
+#include <vector>
+
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
+
+#include "protocol/json_io.h"
+#include "protocol/json_number.h"
 
 namespace scimesh::coordinator {
 namespace {
 
-// Forwards SAX events to the document while enforcing the limits.
-class LimitFilter {
+// Builds the document (numbers read exactly) while enforcing the limits.
+class LimitFilter : public ExactDocumentBuilder {
  public:
-  LimitFilter(rapidjson::Document& doc, const JsonLimits& limits) : doc_(doc), limits_(limits) {}
+  LimitFilter(rapidjson::Document& doc, const JsonLimits& limits) : ExactDocumentBuilder(doc), limits_(limits) {}
 
-  bool Null() { return doc_.Null(); }
-  bool Bool(bool b) { return doc_.Bool(b); }
-  bool Int(int i) { return doc_.Int(i); }
-  bool Uint(unsigned u) { return doc_.Uint(u); }
-  bool Int64(int64_t i) { return doc_.Int64(i); }
-  bool Uint64(uint64_t u) { return doc_.Uint64(u); }
-  bool Double(double d) { return doc_.Double(d); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) { return doc_.RawNumber(s, n, copy); }
   bool String(const char* s, rapidjson::SizeType n, bool copy) {
-    return CheckString(n) && doc_.String(s, n, copy);
+    return CheckString(s, n) && doc_.String(s, n, copy);
   }
-  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return CheckString(n) && doc_.Key(s, n, copy); }
-  bool StartObject() { return Enter() && doc_.StartObject(); }
-  bool EndObject(rapidjson::SizeType n) { --depth_; return doc_.EndObject(n); }
+  // A key that repeats in one object is refused: which of the two a reader
+  // takes is up to the reader, and a definition's canonical text (keys
+  // sorted) would not be one text (found by fuzz/coordinator_requests_fuzzer).
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+    if (!CheckString(s, n)) return false;
+    if (!keys_.back().emplace(s, n).second) {
+      why_ = "a key repeats in an object";
+      return false;
+    }
+    return doc_.Key(s, n, copy);
+  }
+  bool StartObject() {
+    if (!Enter()) return false;
+    keys_.emplace_back();
+    return doc_.StartObject();
+  }
+  bool EndObject(rapidjson::SizeType n) {
+    --depth_;
+    keys_.pop_back();
+    return doc_.EndObject(n);
+  }
   bool StartArray() { return Enter() && doc_.StartArray(); }
   bool EndArray(rapidjson::SizeType n) { --depth_; return doc_.EndArray(n); }
 
-  const char* violation() const { return violation_; }
+  const char* violation() const { return why_; }
 
  private:
   bool Enter() {
     if (++depth_ > limits_.max_depth) {
-      violation_ = "nested deeper than the limit of 64";
+      why_ = "nested deeper than the limit of 64";
       return false;
     }
     return true;
   }
-  bool CheckString(rapidjson::SizeType n) {
+  bool CheckString(const char* s, rapidjson::SizeType n) {
     if (n > limits_.max_string_bytes) {
-      violation_ = "a string is longer than the limit of 64 KiB";
+      why_ = "a string is longer than the limit of 64 KiB";
+      return false;
+    }
+    // A lone surrogate escape ("\udc00") decodes to bytes that are not UTF-8:
+    // stored, they could never be read back (see protocol/json_io.h).
+    if (!IsWellFormedUtf8(std::string_view(s, n))) {
+      why_ = "a string is not valid UTF-8 (a lone surrogate escape?)";
       return false;
     }
     return true;
   }
 
-  rapidjson::Document& doc_;
   const JsonLimits& limits_;
   size_t depth_ = 0;
-  const char* violation_ = nullptr;
+  std::vector<std::unordered_set<std::string>> keys_;  // of each open object
+  const char* why_ = nullptr;
 };
 
 // Populate() wants a generator: it runs the reader into the document handler.
@@ -65,7 +88,9 @@ struct LimitedParse {
 
   bool operator()(rapidjson::Document& doc) {
     LimitFilter filter(doc, limits);
-    constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+    // Numbers as text: LimitFilter::RawNumber reads them.
+    constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag |
+                                rapidjson::kParseNumbersAsStringsFlag;
     bool ok = !reader.Parse<kFlags>(stream, filter).IsError();
     violation = filter.violation();
     return ok;
@@ -93,7 +118,11 @@ ApiResult<std::unique_ptr<rapidjson::Document>> ParseJson(std::string_view text,
   if (text.find('\0') != std::string_view::npos) {
     return ApiError::BadRequest("", "malformed JSON: the body contains a NUL byte");
   }
-  std::string copy(text);  // NUL-terminated for the stream
+  // NUL-terminated for the stream, and padded: RapidJSON's UTF-8 check takes
+  // every continuation byte a lead byte announces, past the terminator too,
+  // so a body ending in a cut sequence ("\xF3") would be read beyond its end.
+  std::string copy(text);
+  copy.append(3, '\0');
   auto doc = std::make_unique<rapidjson::Document>();
   LimitedParse parse(copy.c_str(), limits);
   doc->Populate(parse);

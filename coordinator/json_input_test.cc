@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "coordinator/json_text.h"
+
 namespace scimesh::coordinator {
 namespace {
 
@@ -35,9 +37,61 @@ TEST(ParseJson, RefusesMalformedTrailingGarbageAndBadUtf8) {
   EXPECT_FALSE(ParseJson("").ok());
   EXPECT_FALSE(ParseJson("\"\xff\"").ok());
   EXPECT_FALSE(ParseJson(std::string("{\"a\":1}\0", 8)).ok());
+  // Found by fuzz/coordinator_requests_fuzzer: a body that ends inside a
+  // string on a UTF-8 lead byte made RapidJSON read past the copy's end
+  // (caught under the asan and fuzz presets; a 400 either way).
+  EXPECT_FALSE(ParseJson(std::string_view("{\"x\":\"\xf3", 7)).ok());
+  EXPECT_FALSE(ParseJson(std::string_view("\"\xf4", 2)).ok());
   auto bad = ParseJson("{\"a\":}");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("offset"), std::string::npos);
+}
+
+// Found by fuzz/coordinator_requests_fuzzer: a definition's canonical text
+// did not read back the same, because 1e-81 was parsed one ulp off.
+TEST(ParseJson, NumbersReadBackAsTheyWereWritten) {
+  for (const char* text : {R"({"x":1e-81})", R"({"x":0.1})", R"({"x":1.7976931348623157e308})",
+                           R"({"x":5e-324})", R"({"x":2.2250738585072014e-308})", R"({"x":123456789.12345679})",
+                           R"([0,-1,2147483648,-9223372036854775808,18446744073709551615,-0.0,1.5])"}) {
+    auto doc = ParseJson(text);
+    ASSERT_TRUE(doc.ok()) << text;
+    EXPECT_EQ(CompactJson(*doc.value()), text);
+  }
+  // Integers keep their types; past 64 bits, zeros and underflow are doubles.
+  auto doc = ParseJson(R"([-5,7,18446744073709551616,0e-74,1e-400,-1e-400])");
+  ASSERT_TRUE(doc.ok());
+  const rapidjson::Value& a = *doc.value();
+  EXPECT_TRUE(a[0].IsInt());
+  EXPECT_EQ(a[0].GetInt(), -5);
+  EXPECT_TRUE(a[1].IsUint());
+  EXPECT_TRUE(a[2].IsDouble());
+  EXPECT_EQ(a[2].GetDouble(), 18446744073709551616.0);
+  EXPECT_EQ(a[3].GetDouble(), 0.0);
+  EXPECT_EQ(a[4].GetDouble(), 0.0);
+  EXPECT_EQ(a[5].GetDouble(), 0.0);
+  EXPECT_FALSE(ParseJson("[1e400]").ok());
+  EXPECT_FALSE(ParseJson("[-1e400]").ok());
+}
+
+// Found by fuzz/client_responses_fuzzer on the client's side: a lone
+// surrogate escape became bytes no JSON reader takes back.
+TEST(ParseJson, RefusesLoneSurrogateEscapes) {
+  for (const char* text : {R"({"x":"\udc00"})", R"({"\udfff":1})"}) {
+    auto doc = ParseJson(text);
+    ASSERT_FALSE(doc.ok()) << text;
+    EXPECT_NE(doc.error().message.find("UTF-8"), std::string::npos) << doc.error().message;
+  }
+  EXPECT_FALSE(ParseJson(R"({"x":"a\ud800b"})").ok());  // RapidJSON refuses a lone high one itself
+  EXPECT_TRUE(ParseJson(R"({"x":"\ud83d\ude00 \u00e9"})").ok());  // a pair, and a plain escape
+}
+
+// Found by fuzz/coordinator_requests_fuzzer: with "l" twice, a definition's
+// canonical text (keys sorted) came out in either order.
+TEST(ParseJson, RefusesAKeyThatRepeatsInAnObject) {
+  auto doc = ParseJson(R"({"input":{"l":1,"m":2,"l":3}})");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.error().message.find("repeats"), std::string::npos) << doc.error().message;
+  EXPECT_TRUE(ParseJson(R"({"a":{"l":1},"b":{"l":1},"l":[{"l":1},{"l":2}]})").ok());  // same key, other objects
 }
 
 TEST(FieldReader, ReadsTypedFieldsAndNamesTheFirstProblem) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -14,7 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/identifiers.h"
-#include "coordinator/sha256.h"
+#include "protocol/sha256.h"
 #include "coordinator/wire_time.h"
 
 namespace scimesh::coordinator {
@@ -46,23 +47,44 @@ Result<unsigned> ParseScopes(std::string_view text) {
       scopes |= kScopeExecute;
     } else if (s == "admin") {
       scopes |= kScopeAdmin;
+    } else if (s == "read") {
+      scopes |= kScopeRead;
     } else {
-      return Status::InvalidArgument("unknown scope '" + std::string(s) + "' (worker, execute, admin)");
+      return Status::InvalidArgument("unknown scope '" + std::string(s) + "' (worker, execute, admin, read)");
     }
   }
-  if (scopes == 0) return Status::InvalidArgument("no scope given (worker, execute, admin)");
+  if (scopes == 0) return Status::InvalidArgument("no scope given (worker, execute, admin, read)");
   return scopes;
 }
 
 std::string ScopesText(unsigned scopes) {
   std::string out;
   for (auto [bit, name] : {std::pair{kScopeWorker, "worker"}, std::pair{kScopeExecute, "execute"},
-                           std::pair{kScopeAdmin, "admin"}}) {
+                           std::pair{kScopeAdmin, "admin"}, std::pair{kScopeRead, "read"}}) {
     if ((scopes & bit) == 0) continue;
     if (!out.empty()) out += ',';
     out += name;
   }
   return out;
+}
+
+Result<std::vector<std::string>> ParseWorkflowGlobs(std::string_view text) {
+  std::vector<std::string> globs;
+  while (!text.empty() || globs.empty()) {
+    size_t comma = text.find(',');
+    std::string_view g = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    bool valid = !g.empty() && g.size() <= 64;
+    for (char c : g) {
+      valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._-*?", c) != nullptr);
+    }
+    if (!valid) {
+      return Status::InvalidArgument("workflow globs are 1-64 characters of [A-Za-z0-9._-*?], comma-separated");
+    }
+    if (globs.size() == 32) return Status::InvalidArgument("at most 32 workflow globs");
+    globs.emplace_back(g);
+  }
+  return globs;
 }
 
 Result<std::vector<KeyRing::Entry>> KeyRing::ReadFile(const std::string& path) {
@@ -75,12 +97,14 @@ Result<std::vector<KeyRing::Entry>> KeyRing::ReadFile(const std::string& path) {
     ++lineno;
     if (line.empty() || line[0] == '#') continue;
     std::istringstream fields(line);
-    std::string name, scopes, hash, extra;
-    fields >> name >> scopes >> hash;
+    std::string name, scopes, hash, option, extra;
+    fields >> name >> scopes >> hash >> option;
     if (name.empty()) continue;
     const std::string where = "keys file line " + std::to_string(lineno);
-    if (!IsKeyName(name) || hash.empty() || (fields >> extra)) {
-      return Status::InvalidArgument(where + ": expected 'NAME SCOPES SHA256'");
+    constexpr std::string_view kWorkflows = "workflows=";
+    if (!IsKeyName(name) || hash.empty() || (fields >> extra) ||
+        (!option.empty() && option.rfind(kWorkflows, 0) != 0)) {
+      return Status::InvalidArgument(where + ": expected 'NAME SCOPES SHA256 [workflows=GLOB,..]'");
     }
     auto bits = ParseScopes(scopes);
     if (!bits.ok()) return bits.status().WithContext(where);
@@ -88,7 +112,13 @@ Result<std::vector<KeyRing::Entry>> KeyRing::ReadFile(const std::string& path) {
     for (const auto& e : entries) {
       if (e.id.name == name) return Status::InvalidArgument(where + ": key name '" + name + "' repeats");
     }
-    entries.push_back(Entry{KeyIdentity{name, *bits}, hash});
+    std::vector<std::string> globs;
+    if (!option.empty()) {
+      auto parsed = ParseWorkflowGlobs(std::string_view(option).substr(kWorkflows.size()));
+      if (!parsed.ok()) return parsed.status().WithContext(where);
+      globs = std::move(parsed).value();
+    }
+    entries.push_back(Entry{KeyIdentity{name, *bits, std::move(globs)}, hash});
   }
   return entries;
 }
@@ -149,10 +179,14 @@ size_t KeyRing::size() {
 }
 
 Result<std::string> AddKey(const std::string& keys_path, const std::string& name, const std::string& scopes,
-                           const std::string& secret_out) {
+                           const std::string& secret_out, const std::string& workflows) {
   if (!IsKeyName(name)) return Status::InvalidArgument("the key name must be 1-64 characters of [A-Za-z0-9._-]");
   auto bits = ParseScopes(scopes);
   if (!bits.ok()) return bits.status();
+  if (!workflows.empty()) {
+    auto globs = ParseWorkflowGlobs(workflows);
+    if (!globs.ok()) return globs.status();
+  }
   if (::access(keys_path.c_str(), F_OK) == 0) {
     auto existing = KeyRing::Load(keys_path);
     if (!existing.ok()) return existing.status();
@@ -177,7 +211,8 @@ Result<std::string> AddKey(const std::string& keys_path, const std::string& name
 
   int kfd = ::open(keys_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (kfd < 0) return Status::Io(std::string("cannot open the keys file: ") + std::strerror(errno));
-  s = WriteAll(kfd, name + " " + ScopesText(*bits) + " " + Sha256Hex(secret) + "\n");
+  s = WriteAll(kfd, name + " " + ScopesText(*bits) + " " + Sha256Hex(secret) +
+                        (workflows.empty() ? "" : " workflows=" + workflows) + "\n");
   if (s.ok() && ::fsync(kfd) != 0) s = Status::Io("fsync the keys file");
   ::close(kfd);
   if (!s.ok()) return s;

@@ -1,6 +1,6 @@
-// Keys: the keys file ("NAME SCOPES SHA256-OF-SECRET" per line), scopes, and
-// the KeyRing that identifies a bearer token. Secrets are never stored: only
-// their SHA-256, compared in constant time against every key.
+// Keys: the keys file ("NAME SCOPES SHA256-OF-SECRET [workflows=GLOB,..]" per
+// line), scopes, and the KeyRing that identifies a bearer token. Secrets are
+// never stored: only their SHA-256, compared in constant time against every key.
 #pragma once
 
 #include <cstdint>
@@ -19,16 +19,20 @@ enum Scope : unsigned {
   kScopeWorker = 1u << 0,   // worker calls, artifact download
   kScopeExecute = 1u << 1,  // run API, artifact download
   kScopeAdmin = 1u << 2,    // everything, and any lease
+  kScopeRead = 1u << 3,     // reads every run and artifact (dashboards); changes nothing
 };
 
 // "worker,execute" -> bits; InvalidArgument names the unknown scope.
 Result<unsigned> ParseScopes(std::string_view text);
-// bits -> "worker,execute" (in that order).
+// bits -> "worker,execute,admin,read" (in that order).
 std::string ScopesText(unsigned scopes);
 
 struct KeyIdentity {
   std::string name;
   unsigned scopes = 0;
+  // The workflows this key may register (globs on the name, `*` and `?`);
+  // empty: those it registered first (see coordinator/tenancy.h).
+  std::vector<std::string> workflows = {};
 
   bool admin() const { return (scopes & kScopeAdmin) != 0; }
   // True when the key holds any of `any_of` (admin holds every scope).
@@ -72,11 +76,16 @@ class KeyRing {
   int64_t last_check_ms_ = 0;
 };
 
-// `keys add`: appends "NAME SCOPES sha256(secret)" to the keys file (created
-// 0600) and writes the new secret to `secret_out` (created 0600). Refuses a
-// name already in the file. Returns "added key NAME (SCOPES)"; the secret is
-// never returned, printed or logged.
+// "chem-*,qc?" -> the globs; InvalidArgument when empty or a glob holds
+// anything but [A-Za-z0-9._-*?] (at most 64 characters each, 32 globs).
+Result<std::vector<std::string>> ParseWorkflowGlobs(std::string_view text);
+
+// `keys add`: appends "NAME SCOPES sha256(secret)" (and " workflows=GLOBS"
+// when `workflows` is not empty) to the keys file (created 0600) and writes
+// the new secret to `secret_out` (created 0600). Refuses a name already in
+// the file. Returns "added key NAME (SCOPES)"; the secret is never returned,
+// printed or logged.
 Result<std::string> AddKey(const std::string& keys_path, const std::string& name, const std::string& scopes,
-                           const std::string& secret_out);
+                           const std::string& secret_out, const std::string& workflows = "");
 
 }  // namespace scimesh::coordinator

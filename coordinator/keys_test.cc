@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "coordinator/sha256.h"
+#include "protocol/sha256.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -95,6 +95,32 @@ TEST_F(KeysTest, RefusesAMalformedKeysFile) {
   EXPECT_FALSE(KeyRing::Load(Path("keys")).ok());
   std::ofstream(Path("keys2")) << "# comment\n\nw1 wizard " << std::string(64, 'a') << "\n";
   EXPECT_FALSE(KeyRing::Load(Path("keys2")).ok());
+}
+
+TEST_F(KeysTest, AKeyMayNameTheWorkflowsItRegistersAndTheReadScope) {
+  ASSERT_TRUE(AddKey(Path("keys"), "chem", "worker", Path("chem"), "chem-*,qc?").ok());
+  ASSERT_TRUE(AddKey(Path("keys"), "dash", "read", Path("dash")).ok());
+  EXPECT_NE(Slurp(Path("keys")).find(" workflows=chem-*,qc?\n"), std::string::npos);
+  auto ring = KeyRing::Load(Path("keys"));
+  ASSERT_TRUE(ring.ok()) << ring.status().ToString();
+  std::string chem = Slurp(Path("chem"));
+  chem.pop_back();
+  auto id = (*ring)->Identify(chem);
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(id->workflows, (std::vector<std::string>{"chem-*", "qc?"}));
+  std::string dash = Slurp(Path("dash"));
+  dash.pop_back();
+  id = (*ring)->Identify(dash);
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(id->scopes, kScopeRead);
+  EXPECT_TRUE(id->workflows.empty());
+  // Globs hold only name characters, '*' and '?'; nothing else follows them.
+  EXPECT_FALSE(AddKey(Path("keys"), "x", "worker", Path("x"), "a/b").ok());
+  EXPECT_FALSE(AddKey(Path("keys"), "y", "worker", Path("y"), "a,,b").ok());
+  std::ofstream(Path("keys3")) << "w1 worker " << std::string(64, 'a') << " workflows=[ab]\n";
+  EXPECT_FALSE(KeyRing::Load(Path("keys3")).ok());
+  std::ofstream(Path("keys4")) << "w1 worker " << std::string(64, 'a') << " flows=ab\n";
+  EXPECT_FALSE(KeyRing::Load(Path("keys4")).ok());
 }
 
 TEST_F(KeysTest, PicksUpANewKeyWhileRunning) {

@@ -68,7 +68,7 @@ void Ledger::RunBatch(const std::vector<Work*>& batch) {
       w->failure = s;
       continue;
     }
-    w->tx.now = NowMs();
+    w->tx.now = options_.clock->NowMs();
     try {
       w->kept = w->run(w->tx);
     } catch (const std::exception& e) {

@@ -9,7 +9,9 @@
 // (one fsync for the batch). Each call is answered only after that commit.
 // The clock is stored, not kept in memory: expiry, grace and deadlines are
 // computed from stored times on every call and by Sweep(), so they hold across
-// restarts. Failures: protocol refusals come back as ApiError (400/403/404/409);
+// restarts; "now" comes from Options::clock, once per call.
+// Tenancy (coordinator/tenancy.h): calls that take the caller's key refuse
+// another key's worker_id, workflow or run with a 403 `not_owner`. Failures: protocol refusals come back as ApiError (400/403/404/409);
 // storage failures as ApiError 503/500 (and are logged with their cause).
 #pragma once
 
@@ -27,8 +29,10 @@
 #include <vector>
 
 #include "coordinator/api_error.h"
+#include "coordinator/clock.h"
 #include "coordinator/database.h"
 #include "coordinator/definition.h"
+#include "coordinator/keys.h"
 #include "coordinator/lease_rules.h"
 #include "coordinator/replies.h"
 #include "coordinator/requests.h"
@@ -43,6 +47,7 @@ class Ledger {
     int64_t grace_ms = 30000;
     RetryPolicy retry;
     std::string public_url = "http://127.0.0.1:8470";  // artifact URIs are built from it
+    std::shared_ptr<const WallClock> clock = DefaultWallClock();  // never null
   };
 
   // Called after a commit, on the calling thread, without the Ledger's lock.
@@ -54,10 +59,12 @@ class Ledger {
   static Result<std::unique_ptr<Ledger>> Open(const std::string& db_path, Options options, Signals signals);
   ~Ledger();
 
-  ApiResult<RegisterReply> Register(const RegisterRequest& req);
+  // The worker_id becomes `key`'s when nobody holds it; each workflow it
+  // registers first becomes `key`'s (an admin key's too).
+  ApiResult<RegisterReply> Register(const RegisterRequest& req, const KeyIdentity& key);
   // One pass: offers what is offerable now (possibly nothing). The long poll
   // around it lives in the HTTP layer.
-  ApiResult<ClaimReply> Claim(const ClaimRequest& req, const std::string& key_name);
+  ApiResult<ClaimReply> Claim(const ClaimRequest& req, const KeyIdentity& key);
 
   ApiResult<LeaseExtension> Started(std::string_view lease_id, const LeaseCaller& caller);
   ApiResult<LeaseExtension> Heartbeat(std::string_view lease_id, const LeaseCaller& caller,
@@ -72,13 +79,16 @@ class Ledger {
   ApiResult<ArtifactReply> RecordUpload(std::string_view lease_id, const LeaseCaller& caller,
                                         const std::string& name, const std::string& sha256, int64_t size,
                                         const std::string& media_type);
-  // The media type of a stored artifact; 404 when none was uploaded.
-  ApiResult<std::string> FindArtifact(std::string_view sha256);
+  // The media type of a stored artifact; 404 when none was uploaded. A key
+  // with neither the worker, admin nor read scope gets only the artifacts of
+  // its own runs (403 `not_owner` otherwise).
+  ApiResult<std::string> FindArtifact(std::string_view sha256, const KeyIdentity& key);
 
-  ApiResult<RunStatusReply> CreateRun(const RunCreateRequest& req);
-  ApiResult<RunStatusReply> CancelRun(std::string_view run_id);
-  ApiResult<RunView> ShowRun(std::string_view run_id);
-  ApiResult<JournalView> Journal(std::string_view run_id);
+  // The run belongs to `key`.
+  ApiResult<RunStatusReply> CreateRun(const RunCreateRequest& req, const KeyIdentity& key);
+  ApiResult<RunStatusReply> CancelRun(std::string_view run_id, const KeyIdentity& key);
+  ApiResult<RunView> ShowRun(std::string_view run_id, const KeyIdentity& key);
+  ApiResult<JournalView> Journal(std::string_view run_id, const KeyIdentity& key);
 
   // Applies what the clock has made due (run deadlines, lease expiry, grace
   // windows, ended backoffs). Returns when the next such change falls due
@@ -131,6 +141,14 @@ class Ledger {
 
   ApiResult<RunView> ReadRun(std::string_view run_id);
   ApiResult<JournalView> ReadJournal(std::string_view run_id);
+  // Tenancy (ledger_tenancy.cc): the owner stored in `sql` for `id`.
+  Result<std::optional<std::string>> OwnerOf(const char* sql, std::string_view id);
+  ApiResult<Done> CheckWorker(Tx& tx, const std::string& worker_id, const KeyIdentity& key);
+  ApiResult<Done> CheckWorkflows(Tx& tx, const RegisterRequest& req, const KeyIdentity& key);
+  // 404 for an unknown run, 403 when `may` refuses its owner.
+  ApiResult<Done> CheckRun(std::string_view run_id, const KeyIdentity& key,
+                           bool (*may)(const KeyIdentity&, const std::optional<std::string>&));
+  Status SetOwner(const char* sql, std::string_view id, const std::string& key_name);
 
   Result<Lease> CreateLease(Tx& tx, const std::string& run_id, const StepDefinition& step,
                             const WorkflowDefinition& def, const std::string& worker_id,

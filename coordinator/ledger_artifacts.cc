@@ -10,6 +10,10 @@ constexpr char kInsertUpload[] =
     "INSERT INTO uploads(lease_id, name, attempt, worker_id, sha256, size, media_type, uri, uploaded_at) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 constexpr char kSelectMediaType[] = "SELECT media_type FROM uploads WHERE sha256 = ?1 LIMIT 1";
+// An artifact uploaded on a lease of one of the key's runs.
+constexpr char kArtifactOfKey[] =
+    "SELECT 1 FROM uploads u JOIN attempts a ON a.lease_id = u.lease_id "
+    "JOIN run_owners o ON o.run_id = a.run_id WHERE u.sha256 = ?1 AND o.key_name = ?2 LIMIT 1";
 
 }  // namespace
 
@@ -62,7 +66,7 @@ ApiResult<ArtifactReply> Ledger::RecordUpload(std::string_view lease_id, const L
   });
 }
 
-ApiResult<std::string> Ledger::FindArtifact(std::string_view sha256) {
+ApiResult<std::string> Ledger::FindArtifact(std::string_view sha256, const KeyIdentity& key) {
   return Transact<std::string>([&](Tx&) -> ApiResult<std::string> {
     auto q = db_->Sql(kSelectMediaType);
     if (!q.ok()) return Broken(q.status());
@@ -70,7 +74,16 @@ ApiResult<std::string> Ledger::FindArtifact(std::string_view sha256) {
     auto has = q->Step();
     if (!has.ok()) return Broken(has.status());
     if (!*has) return ApiError::NotFound("no artifact " + std::string(sha256));
-    return q->Text(0);
+    std::string media_type = q->Text(0);
+    // Workers fetch their inputs by digest; admin and read keys see all.
+    if ((key.scopes & (kScopeWorker | kScopeAdmin | kScopeRead)) != 0) return media_type;
+    auto mine = db_->Sql(kArtifactOfKey);
+    if (!mine.ok()) return Broken(mine.status());
+    mine->Bind(1, sha256).Bind(2, key.name);
+    auto found = mine->Step();
+    if (!found.ok()) return Broken(found.status());
+    if (!*found) return ApiError::NotOwner("artifact " + std::string(sha256) + " belongs to another key's runs");
+    return media_type;
   });
 }
 

@@ -56,8 +56,10 @@ struct Candidate {
 
 }  // namespace
 
-ApiResult<RegisterReply> Ledger::Register(const RegisterRequest& req) {
+ApiResult<RegisterReply> Ledger::Register(const RegisterRequest& req, const KeyIdentity& key) {
   return Transact<RegisterReply>([&](Tx& tx) -> ApiResult<RegisterReply> {
+    if (auto mine = CheckWorker(tx, req.worker_id, key); !mine.ok()) return mine.error();
+    if (auto mine = CheckWorkflows(tx, req, key); !mine.ok()) return mine.error();
     for (size_t i = 0; i < req.definitions.size(); ++i) {
       const WorkflowDefinition& def = req.definitions[i];
       const std::string canonical = def.CanonicalText();
@@ -98,14 +100,15 @@ ApiResult<RegisterReply> Ledger::Register(const RegisterRequest& req) {
       q->Bind(1, req.worker_id).Bind(2, def.workflow).Bind(3, def.version);
       LEDGER_CHECK(q->Run());
     }
-    tx.Log("worker registered: worker_id={} host={} version={} definitions={}", req.worker_id, req.host,
-           req.version, req.definitions.size());
+    tx.Log("worker registered: worker_id={} key={} host={} version={} definitions={}", req.worker_id, key.name,
+           req.host, req.version, req.definitions.size());
     tx.work_available = true;  // its definitions may match queued steps
     return RegisterReply{req.worker_id, options_.lease_ttl_ms, options_.heartbeat_ms};
   });
 }
 
-ApiResult<ClaimReply> Ledger::Claim(const ClaimRequest& req, const std::string& key_name) {
+ApiResult<ClaimReply> Ledger::Claim(const ClaimRequest& req, const KeyIdentity& key) {
+  const std::string& key_name = key.name;
   return Transact<ClaimReply>([&](Tx& tx) -> ApiResult<ClaimReply> {
     {
       auto q = db_->Sql(kWorkerExists);
@@ -115,6 +118,7 @@ ApiResult<ClaimReply> Ledger::Claim(const ClaimRequest& req, const std::string& 
       if (!has.ok()) return Broken(has.status());
       if (!*has) return ApiError::BadRequest("worker_id", "is not registered; register before claiming");
     }
+    if (auto mine = CheckWorker(tx, req.worker_id, key); !mine.ok()) return mine.error();
     std::vector<Candidate> candidates;
     {
       auto q = db_->Sql(kSelectOfferable);

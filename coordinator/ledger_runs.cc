@@ -1,6 +1,7 @@
 // Ledger: the run API — start, cancel, show, journal.
 #include "coordinator/identifiers.h"
 #include "coordinator/ledger_internal.h"
+#include "coordinator/tenancy.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -11,6 +12,7 @@ constexpr char kInsertRun[] =
     "deadline_at) VALUES (?1, ?2, ?3, 'running', ?4, '{}', ?5, ?6, ?7, ?8) RETURNING seq";
 constexpr char kInsertStep[] =
     "INSERT INTO steps(run_id, step_id, run_seq, ord, status, span_id) VALUES (?1, ?2, ?3, ?4, 'waiting', ?5)";
+constexpr char kSetRunOwner[] = "INSERT INTO run_owners(run_id, key_name) VALUES (?1, ?2)";
 constexpr char kSelectRunStatus[] = "SELECT status FROM runs WHERE run_id = ?1";
 constexpr char kSelectRun[] =
     "SELECT run_id, workflow, version, status, input, state, correlation, created_at, finished_at, deadline_at "
@@ -27,7 +29,7 @@ constexpr char kSelectJournal[] =
 
 }  // namespace
 
-ApiResult<RunStatusReply> Ledger::CreateRun(const RunCreateRequest& req) {
+ApiResult<RunStatusReply> Ledger::CreateRun(const RunCreateRequest& req, const KeyIdentity& key) {
   return Transact<RunStatusReply>([&](Tx& tx) -> ApiResult<RunStatusReply> {
     std::string version;
     if (req.version) {
@@ -66,8 +68,9 @@ ApiResult<RunStatusReply> Ledger::CreateRun(const RunCreateRequest& req) {
       q->Bind(5, NewSpanId());
       LEDGER_CHECK(q->Run());
     }
+    LEDGER_CHECK(SetOwner(kSetRunOwner, run_id, key.name));
     LEDGER_CHECK(AppendEvent(tx, run_id, "run_started", std::nullopt, std::nullopt, std::nullopt, "{}"));
-    tx.Log("run started: run={} workflow={} version={} steps={}", run_id, req.workflow, version,
+    tx.Log("run started: run={} key={} workflow={} version={} steps={}", run_id, key.name, req.workflow, version,
            (*def)->steps.size());
     // Steps without needs become queued now (their input rendered).
     LEDGER_CHECK(PromoteWaiting(tx, run_id, false));
@@ -82,8 +85,9 @@ ApiResult<RunStatusReply> Ledger::CreateRun(const RunCreateRequest& req) {
   });
 }
 
-ApiResult<RunStatusReply> Ledger::CancelRun(std::string_view run_id) {
+ApiResult<RunStatusReply> Ledger::CancelRun(std::string_view run_id, const KeyIdentity& key) {
   return Transact<RunStatusReply>([&](Tx& tx) -> ApiResult<RunStatusReply> {
+    if (auto mine = CheckRun(run_id, key, MayCancelRun); !mine.ok()) return mine.error();
     RunState status;
     {
       auto q = db_->Sql(kSelectRunStatus);
@@ -102,8 +106,11 @@ ApiResult<RunStatusReply> Ledger::CancelRun(std::string_view run_id) {
   });
 }
 
-ApiResult<RunView> Ledger::ShowRun(std::string_view run_id) {
-  return Transact<RunView>([&](Tx&) { return ReadRun(run_id); });
+ApiResult<RunView> Ledger::ShowRun(std::string_view run_id, const KeyIdentity& key) {
+  return Transact<RunView>([&](Tx&) -> ApiResult<RunView> {
+    if (auto mine = CheckRun(run_id, key, MayReadRun); !mine.ok()) return mine.error();
+    return ReadRun(run_id);
+  });
 }
 
 ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
@@ -178,8 +185,11 @@ ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
   return v;
 }
 
-ApiResult<JournalView> Ledger::Journal(std::string_view run_id) {
-  return Transact<JournalView>([&](Tx&) { return ReadJournal(run_id); });
+ApiResult<JournalView> Ledger::Journal(std::string_view run_id, const KeyIdentity& key) {
+  return Transact<JournalView>([&](Tx&) -> ApiResult<JournalView> {
+    if (auto mine = CheckRun(run_id, key, MayReadRun); !mine.ok()) return mine.error();
+    return ReadJournal(run_id);
+  });
 }
 
 ApiResult<JournalView> Ledger::ReadJournal(std::string_view run_id) {

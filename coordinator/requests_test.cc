@@ -167,6 +167,22 @@ TEST(ParseRegisterRequest, NamesTheDefinitionField) {
   EXPECT_EQ(FieldOf(r), "concurrency");
 }
 
+// The client refuses a lease whose step id is "." or ".." (it names a
+// directory), so the coordinator must never accept one: a claim holding it
+// would be dropped whole by every worker, with the other leases in it.
+TEST(ParseRegisterRequest, RefusesDotAndDotDotAsTheClientDoes) {
+  auto with = [](const std::string& workflow, const std::string& version, const std::string& step) {
+    return ParseRegisterRequest(*Doc(R"({"worker_id":"w","host":"h","version":"1","concurrency":1,
+        "definitions":[{"workflow":")" + workflow + R"(","version":")" + version + R"(","steps":[{"id":")" +
+                                     step + R"("}]}]})"));
+  };
+  EXPECT_EQ(FieldOf(with("a", "1", "..")), "definitions[0].steps[0].id");
+  EXPECT_EQ(FieldOf(with("a", "1", ".")), "definitions[0].steps[0].id");
+  EXPECT_EQ(FieldOf(with("..", "1", "s")), "definitions[0].workflow");
+  EXPECT_EQ(FieldOf(with("a", ".", "s")), "definitions[0].version");
+  EXPECT_TRUE(with("a.b", "1.0", "..s").ok());
+}
+
 TEST(ParseArtifactQuery, NeedsWorkerAndAttempt) {
   std::string w = "w1", a = "2", bad = "2x";
   EXPECT_TRUE(ParseArtifactQuery(&w, &a).ok());

@@ -239,7 +239,8 @@ int RunRunCommand(const std::vector<std::string>& args) {
     std::cout << RunUsage();
     return 0;
   }
-  for (const auto& [name, value] : a.flags) {
+  for (const auto& flag : a.flags) {
+    const std::string& name = flag.first;  // a named variable: clang 14 cannot capture a binding
     static const char* kAllowed[] = {"url", "workflow", "version", "input", "correlation", "deadline-s"};
     if (std::find_if(std::begin(kAllowed), std::end(kAllowed), [&](const char* n) { return name == n; }) ==
         std::end(kAllowed)) {

@@ -128,6 +128,24 @@ CREATE TABLE IF NOT EXISTS step_artifacts (
   PRIMARY KEY (run_id, step_id, name)
 );
 
+-- Tenancy (docs/coordinator.md "Tenancy"): the key that registered a
+-- worker_id or a workflow first, and the key that started a run. Tables of
+-- their own, so that a database from before them gains them at open; rows
+-- from before have no owner.
+CREATE TABLE IF NOT EXISTS worker_owners (
+  worker_id TEXT PRIMARY KEY,
+  key_name  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS workflow_owners (
+  workflow TEXT PRIMARY KEY,
+  key_name TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_owners (
+  run_id   TEXT PRIMARY KEY,
+  key_name TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS run_owners_by_key ON run_owners(key_name);
+
 CREATE TABLE IF NOT EXISTS journal (
   run_id    TEXT NOT NULL,
   seq       INTEGER NOT NULL,

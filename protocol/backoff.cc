@@ -43,8 +43,9 @@ bool Digits(std::string_view s, int& out) {
   return true;
 }
 
-// IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT" (the only form senders may use).
-std::optional<std::chrono::system_clock::time_point> ParseHttpDate(std::string_view v) {
+// IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT" (the only form senders may use),
+// as seconds since the epoch (any year 0000-9999: not yet a time_point).
+std::optional<time_t> ParseHttpDate(std::string_view v) {
   if (v.size() != 29 || v[3] != ',' || v[4] != ' ' || v[7] != ' ' || v[11] != ' ' || v[16] != ' ' ||
       v[19] != ':' || v[22] != ':' || v.substr(25) != " GMT") {
     return std::nullopt;
@@ -65,7 +66,7 @@ std::optional<std::chrono::system_clock::time_point> ParseHttpDate(std::string_v
   tm.tm_sec = second;
   time_t t = timegm(&tm);
   if (t == static_cast<time_t>(-1)) return std::nullopt;
-  return std::chrono::system_clock::from_time_t(t);
+  return t;
 }
 
 }  // namespace
@@ -82,10 +83,16 @@ std::optional<Millis> ParseRetryAfter(std::string_view value, std::chrono::syste
     if (value.size() > 9) return Millis(int64_t{999999999} * 1000);
     return Millis(std::stoll(std::string(value)) * 1000);
   }
-  auto when = ParseHttpDate(value);
-  if (!when) return std::nullopt;
-  if (*when <= now) return Millis(0);
-  return std::chrono::duration_cast<Millis>(*when - now);
+  auto date = ParseHttpDate(value);
+  if (!date) return std::nullopt;
+  // The clock's time_point holds only ±292 years around 1970: settle dates
+  // outside the next 999999999 s before converting (as delta-seconds saturate).
+  const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+  if (*date < now_s) return Millis(0);
+  if (*date - now_s > 999999999) return Millis(int64_t{999999999} * 1000);
+  auto when = std::chrono::system_clock::from_time_t(*date);
+  if (when <= now) return Millis(0);
+  return std::chrono::duration_cast<Millis>(when - now);
 }
 
 }  // namespace scimesh

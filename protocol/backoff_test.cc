@@ -48,6 +48,16 @@ TEST(RetryAfter, HttpDate) {
   EXPECT_EQ(ParseRetryAfter("Sun, 06 Nov 1994 08:49:37 GMT", at + std::chrono::seconds(5)), Millis(0));
 }
 
+// Found by fuzz/client_responses_fuzzer: a date past 2262 overflowed the
+// clock's nanoseconds (undefined behaviour; a wrapped, often negative wait).
+TEST(RetryAfter, DatesOutsideTheClocksRangeSaturateOrAreNow) {
+  const auto now = std::chrono::system_clock::from_time_t(1'800'000'000);
+  EXPECT_EQ(ParseRetryAfter("Wed, 21 Oct 6585 07:28:00 GMT", now), Millis(int64_t{999999999} * 1000));
+  EXPECT_EQ(ParseRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now), Millis(int64_t{999999999} * 1000));
+  EXPECT_EQ(ParseRetryAfter("Mon, 01 Jan 0001 00:00:00 GMT", now), Millis(0));
+  EXPECT_EQ(ParseRetryAfter("Fri, 15 Jan 2027 08:00:10 GMT", now), Millis(10000));
+}
+
 TEST(RetryAfter, GarbageIsIgnored) {
   const auto now = std::chrono::system_clock::now();
   for (const char* v : {"", "soon", "-1", "1.5", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Foo 1994 08:49:37 GMT"}) {

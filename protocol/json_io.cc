@@ -1,7 +1,14 @@
 // Depth-limited JSON parsing and typed field access for the wire parsers.
 #include "protocol/json_io.h"
 
+#include <unordered_set>
+
+#include <rapidjson/encodedstream.h>
 #include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+
+#include "protocol/json_number.h"
 
 namespace scimesh {
 namespace {
@@ -42,7 +49,82 @@ const char* TypeName(const rapidjson::Value& v) {
   return "unknown";
 }
 
+// What is wrong with the strings and keys under `v`, or nullptr: each is
+// well-formed UTF-8, and no key repeats in an object (the coordinator refuses
+// both too, so a message means one thing to both sides). Depth is bounded by
+// kMaxJsonDepth, checked before parsing.
+const char* StringProblem(const rapidjson::Value& v) {
+  if (v.IsString()) {
+    return IsWellFormedUtf8(std::string_view(v.GetString(), v.GetStringLength()))
+               ? nullptr
+               : "a string is not valid UTF-8 (a lone surrogate escape?)";
+  }
+  if (v.IsArray()) {
+    for (const auto& e : v.GetArray()) {
+      if (const char* why = StringProblem(e)) return why;
+    }
+  } else if (v.IsObject()) {
+    std::unordered_set<std::string_view> keys;
+    for (const auto& m : v.GetObject()) {
+      if (const char* why = StringProblem(m.name)) return why;
+      if (!keys.emplace(m.name.GetString(), m.name.GetStringLength()).second) return "a key repeats in an object";
+      if (const char* why = StringProblem(m.value)) return why;
+    }
+  }
+  return nullptr;
+}
+
+// Document::Populate's generator: runs the reader over the text.
+struct ExactParse {
+  std::string_view text;
+  rapidjson::Reader reader;
+  const char* why = nullptr;
+
+  bool operator()(rapidjson::Document& doc) {
+    constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag |
+                                rapidjson::kParseNumbersAsStringsFlag;
+    rapidjson::MemoryStream memory(text.data(), text.size());
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(memory);
+    ExactDocumentBuilder handler(doc);
+    bool ok = !reader.Parse<kFlags>(in, handler).IsError();
+    why = handler.why();
+    return ok;
+  }
+};
+
 }  // namespace
+
+bool IsWellFormedUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // past U+10FFFF
+    } else {
+      return false;
+    }
+    if (s.size() - i <= n) return false;
+    for (size_t k = 1; k <= n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
 
 Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view what) {
   if (MaxDepth(text) > kMaxJsonDepth) {
@@ -50,13 +132,15 @@ Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view wh
                                    std::to_string(kMaxJsonDepth));
   }
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(text.data(),
-                                                                                      text.size());
-  if (doc.HasParseError()) {
+  ExactParse parse{text, {}, nullptr};
+  doc.Populate(parse);
+  if (parse.reader.HasParseError()) {
+    if (parse.why != nullptr) return Status::InvalidArgument(std::string(what) + ": " + parse.why);
     return Status::InvalidArgument(std::string(what) + ": malformed JSON at offset " +
-                                   std::to_string(doc.GetErrorOffset()) + ": " +
-                                   rapidjson::GetParseError_En(doc.GetParseError()));
+                                   std::to_string(parse.reader.GetErrorOffset()) + ": " +
+                                   rapidjson::GetParseError_En(parse.reader.GetParseErrorCode()));
   }
+  if (const char* why = StringProblem(doc)) return Status::InvalidArgument(std::string(what) + ": " + why);
   return doc;
 }
 

@@ -31,6 +31,13 @@ inline std::string JsonText(const rapidjson::StringBuffer& buf) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
+// Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing past
+// U+10FFFF. RapidJSON 1.1.0 turns a lone "\udc00" escape into the bytes of a
+// surrogate, which its own reader then refuses: strings from a peer are
+// checked with this so that what was read can always be written and read
+// again (found by fuzz/client_responses_fuzzer).
+bool IsWellFormedUtf8(std::string_view s);
+
 // Parses `text` (what: "claim response", used in errors). Fails with
 // kInvalidArgument on malformed JSON or nesting deeper than kMaxJsonDepth,
 // checked before parsing so hostile input cannot exhaust the stack.

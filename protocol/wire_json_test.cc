@@ -154,6 +154,45 @@ TEST(WireJson, HostileArtifactNamesAreRefused) {
   EXPECT_FALSE(ParseArtifactRef(SerializeArtifactRef(bad_sha)).ok());
 }
 
+// Found by fuzz/client_responses_fuzzer: an error body whose message held
+// "\udc00" parsed, but what it was written back as did not.
+TEST(WireJson, LoneSurrogateEscapesAreRefused) {
+  EXPECT_FALSE(ParseErrorBody(R"({"error":"conflict","message":"x\udc00"})").ok());
+  EXPECT_FALSE(ParseErrorBody(R"({"error":"conflict","message":"x\ud800y"})").ok());
+  auto fine = ParseErrorBody(R"({"error":"conflict","message":"\ud83d\ude00"})");
+  ASSERT_TRUE(fine.ok());
+  EXPECT_EQ(fine->message, "\xF0\x9F\x98\x80");
+  EXPECT_TRUE(IsWellFormedUtf8("plain \xC3\xA9 \xE2\x82\xAC \xF4\x8F\xBF\xBF"));
+  for (const char* bad : {"\xED\xA0\x80", "\xC0\xAF", "\xE0\x80\xAF", "\xF4\x90\x80\x80", "\xF5", "\xC3"}) {
+    EXPECT_FALSE(IsWellFormedUtf8(bad)) << bad;
+  }
+}
+
+// As the coordinator: a key that repeats in one object is refused, so both
+// sides never take different duplicates for the message.
+TEST(WireJson, AKeyThatRepeatsInAnObjectIsRefused) {
+  auto r = ParseErrorBody(R"({"error":"conflict","reason":"fenced","reason":"run_terminal","message":""})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("repeats"), std::string::npos) << r.status().message();
+  EXPECT_TRUE(ParseErrorBody(R"({"error":"conflict","message":"","x":{"error":1}})").ok());
+}
+
+// Found by fuzz/client_responses_fuzzer: 0.0031444444444444447 in a run's
+// output came back one ulp off. A number in a lease's input reaches the step
+// as the coordinator wrote it.
+TEST(WireJson, NumbersReadBackAsTheyWereWritten) {
+  for (const char* text : {R"({"x":1e-81})", R"({"x":0.0031444444444444447})", R"({"x":5e-324})",
+                           R"([0,-1,2147483648,-9223372036854775808,18446744073709551615,-0.0,1.5])"}) {
+    auto canonical = CanonicalJson(text, "input");
+    ASSERT_TRUE(canonical.ok()) << text;
+    EXPECT_EQ(*canonical, text);
+  }
+  auto zero = CanonicalJson("[0e-74,1e-400]", "input");
+  ASSERT_TRUE(zero.ok());
+  EXPECT_EQ(*zero, "[0.0,0.0]");
+  EXPECT_FALSE(CanonicalJson("[1e400]", "input").ok());
+}
+
 TEST(WireJson, MalformedAndTooDeepJsonIsAnErrorNotACrash) {
   EXPECT_EQ(ParseClaimResponse("{\"leases\": [").status().code(), Code::kInvalidArgument);
   EXPECT_EQ(ParseExtendResponse("").status().code(), Code::kInvalidArgument);

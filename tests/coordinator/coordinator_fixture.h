@@ -166,6 +166,7 @@ class CoordinatorTest : public ::testing::Test {
   std::unique_ptr<ApiClient> w1_, w2_, exec_, root_;
 };
 
+
 // One step "s" with the given extra members, e.g. R"("max_attempts":2)".
 inline std::string OneStep(const std::string& members = "") {
   return R"([{"id":"s")" + (members.empty() ? "" : "," + members) + "}]";

@@ -72,11 +72,20 @@ CoordinatorProcess::CoordinatorProcess(Options options) : options_(std::move(opt
   char tmpl[] = "/tmp/scimesh-coordinator-test-XXXXXX";
   if (::mkdtemp(tmpl) == nullptr) std::abort();
   dir_ = tmpl;
-  for (auto [name, scope] : {std::pair{"w1", "worker"}, std::pair{"w2", "worker"}, std::pair{"exec", "execute"},
-                             std::pair{"root", "admin"}}) {
+  struct TestKey {
+    const char* name;
+    const char* scope;
+    const char* workflows;
+  };
+  for (const TestKey& k : {TestKey{"w1", "worker", ""}, TestKey{"w2", "worker", "*"}, TestKey{"w3", "worker", ""},
+                           TestKey{"exec", "execute", ""}, TestKey{"exec2", "execute", ""},
+                           TestKey{"root", "admin", ""}, TestKey{"reader", "read", ""}}) {
+    const std::string name = k.name;
+    std::vector<std::string> args = {"keys", "add", name, "--scope", k.scope, "--keys", keys_file(),
+                                     "--secret-out", token_file(name)};
+    if (*k.workflows != '\0') args.insert(args.end(), {"--workflows", k.workflows});
     std::string out;
-    int rc = RunCli({"keys", "add", name, "--scope", scope, "--keys", keys_file(), "--secret-out", token_file(name)},
-                    {}, &out);
+    int rc = RunCli(args, {}, &out);
     if (rc != 0) std::abort();
     std::string token = Slurp(token_file(name));
     while (!token.empty() && token.back() == '\n') token.pop_back();

@@ -1,6 +1,7 @@
 // CoordinatorProcess: the real scimesh-coordinator binary, started on
 // 127.0.0.1 with an ephemeral port in a private temporary directory, with
-// keys for the tests (w1, w2: worker; exec: execute; root: admin).
+// keys for the tests (w1, w3: worker; w2: worker that may register any
+// workflow; exec, exec2: execute; root: admin; reader: read).
 // For integration tests and the benchmark. Not thread-safe.
 #pragma once
 
@@ -47,7 +48,7 @@ class CoordinatorProcess {
   std::string db() const { return dir_ + "/coordinator.db"; }
   std::string keys_file() const { return dir_ + "/keys"; }
   std::string log() const;  // everything the process wrote to stderr
-  // The secret of a test key: w1, w2, exec, root.
+  // The secret of a test key: w1, w2, w3, exec, exec2, root, reader.
   const std::string& token(const std::string& name) const { return tokens_.at(name); }
   std::string token_file(const std::string& name) const { return dir_ + "/" + name + ".token"; }
   // Runs the binary with `args` (e.g. "run", "show", ...) and `env` added,

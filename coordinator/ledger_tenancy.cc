@@ -1,0 +1,71 @@
+// Ledger: tenancy — who owns a worker_id, a workflow and a run, checked and
+// recorded inside the calls' transactions (rules: coordinator/tenancy.h).
+#include "coordinator/ledger_internal.h"
+#include "coordinator/tenancy.h"
+
+namespace scimesh::coordinator {
+namespace {
+
+constexpr char kWorkerOwner[] = "SELECT key_name FROM worker_owners WHERE worker_id = ?1";
+constexpr char kSetWorkerOwner[] = "INSERT OR IGNORE INTO worker_owners(worker_id, key_name) VALUES (?1, ?2)";
+constexpr char kWorkflowOwner[] = "SELECT key_name FROM workflow_owners WHERE workflow = ?1";
+constexpr char kSetWorkflowOwner[] = "INSERT OR IGNORE INTO workflow_owners(workflow, key_name) VALUES (?1, ?2)";
+constexpr char kRunOwner[] =
+    "SELECT o.key_name FROM runs r LEFT JOIN run_owners o ON o.run_id = r.run_id WHERE r.run_id = ?1";
+
+}  // namespace
+
+Result<std::optional<std::string>> Ledger::OwnerOf(const char* sql, std::string_view id) {
+  auto q = db_->Sql(sql);
+  if (!q.ok()) return q.status();
+  q->Bind(1, id);
+  auto has = q->Step();
+  if (!has.ok()) return has.status();
+  if (!*has) return std::optional<std::string>();
+  return q->OptText(0);
+}
+
+Status Ledger::SetOwner(const char* sql, std::string_view id, const std::string& key_name) {
+  auto q = db_->Sql(sql);
+  if (!q.ok()) return q.status();
+  q->Bind(1, id).Bind(2, key_name);
+  return q->Run();
+}
+
+ApiResult<Done> Ledger::CheckWorker(Tx& tx, const std::string& worker_id, const KeyIdentity& key) {
+  auto owner = OwnerOf(kWorkerOwner, worker_id);
+  if (!owner.ok()) return Broken(owner.status());
+  if (!MayActAsWorker(key, *owner)) {
+    tx.Log("refused: key {} acted as worker_id={}, which belongs to another key", key.name, worker_id);
+    return ApiError::NotOwner("worker_id " + worker_id + " belongs to another key");
+  }
+  if (!*owner) LEDGER_CHECK(SetOwner(kSetWorkerOwner, worker_id, key.name));
+  return Done{};
+}
+
+ApiResult<Done> Ledger::CheckWorkflows(Tx&, const RegisterRequest& req, const KeyIdentity& key) {
+  for (const WorkflowDefinition& def : req.definitions) {
+    auto owner = OwnerOf(kWorkflowOwner, def.workflow);
+    if (!owner.ok()) return Broken(owner.status());
+    if (!MayRegisterWorkflow(key, def.workflow, *owner)) {
+      return ApiError::NotOwner("workflow " + def.workflow +
+                                (*owner ? " belongs to another key" : " is not among this key's workflows"));
+    }
+    if (!*owner) LEDGER_CHECK(SetOwner(kSetWorkflowOwner, def.workflow, key.name));
+  }
+  return Done{};
+}
+
+ApiResult<Done> Ledger::CheckRun(std::string_view run_id, const KeyIdentity& key,
+                                 bool (*may)(const KeyIdentity&, const std::optional<std::string>&)) {
+  auto q = db_->Sql(kRunOwner);
+  if (!q.ok()) return Broken(q.status());
+  q->Bind(1, run_id);
+  auto has = q->Step();
+  if (!has.ok()) return Broken(has.status());
+  if (!*has) return ApiError::NotFound("no run " + std::string(run_id));
+  if (!may(key, q->OptText(0))) return ApiError::NotOwner("run " + std::string(run_id) + " belongs to another key");
+  return Done{};
+}
+
+}  // namespace scimesh::coordinator
