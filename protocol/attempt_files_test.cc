@@ -13,6 +13,7 @@
 #include "protocol/lease_state.h"
 #include "protocol/placement_file.h"
 #include "protocol/test_dir.h"
+#include "protocol/test_lease.h"
 #include "protocol/wire_json.h"
 
 namespace scimesh {
@@ -122,22 +123,7 @@ TEST(PrivateDirectory, MadeWith0700WhateverTheUmask) {
 }
 
 TEST(LeaseFileTest, ACoordinatorOfAnotherOriginIsRefused) {
-  Lease lease;
-  lease.lease_id = "l_0c8e51d2a4b94f17";
-  lease.run_id = "r_6f1c2a9e0b7d4c35";
-  lease.step_id = "solve";
-  lease.attempt = 1;
-  lease.workflow = "wf";
-  lease.version = "1";
-  lease.idempotency_key = "r_6f1c2a9e0b7d4c35/solve";
-  lease.trace_id = std::string(32, 'a');
-  lease.span_id = std::string(16, 'b');
-  lease.walltime_s = 60;
-  lease.lease_ttl_ms = 2000;
-  lease.heartbeat_ms = 100;
-  lease.lease_expires_at = "2026-11-29T08:00:30.000Z";
-  lease.input_json = lease.previous_json = lease.run_state_json = "{}";
-  lease.correlation_json = "null";
+  Lease lease = TestLease();
   auto same = ParseLeaseFile(SerializeLease(lease, "http://127.0.0.1:8470"));
   auto other = ParseLeaseFile(SerializeLease(lease, "http://127.0.0.1:9999"));
   auto none = ParseLeaseFile(SerializeLease(lease));
