@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "coordinator/responses.h"
+#include "protocol/log.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -160,7 +161,8 @@ void HttpApi::Install(httplib::Server& server) {
       what = e.what();
     } catch (...) {
     }
-    spdlog::error("http: a handler threw on {} {}: {}", req.method, req.path, what);
+    spdlog::error("http: a handler threw on {} {}: {}", log::EscapeForLog(req.method), log::EscapeForLog(req.path),
+                  log::EscapeForLog(what));
     ReplyError(res, ApiError::FromStatus(Status::Internal(what)));
   });
 }

@@ -25,6 +25,7 @@
 #include "coordinator/keys.h"
 #include "coordinator/ledger.h"
 #include "coordinator/sweeper.h"
+#include "protocol/log.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -145,8 +146,9 @@ int RunServe(const ServeConfig& config) {
   // so an operator (or a test) can see which connection made which call.
   // Never headers or bodies: they hold the key and the step's data.
   server.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-    spdlog::debug("request {} {} -> {} from {}:{}", req.method, req.path, res.status, req.remote_addr,
-                  req.remote_port);
+    // The path is the client's (decoded %0a included): escaped, so it cannot forge log lines.
+    spdlog::debug("request {} {} -> {} from {}:{}", log::EscapeForLog(req.method), log::EscapeForLog(req.path),
+                  res.status, req.remote_addr, req.remote_port);
   });
   sweeper.Start();
 
