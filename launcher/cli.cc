@@ -216,6 +216,12 @@ int RunCli(int argc, char** argv) {
       return 2;
     }
     c.client.token = *token;
+    // This process holds the key: no core file, no ptrace by the user's other
+    // processes (the steps it spawns are dumpable again after their exec).
+    if (Status s = ProtectKeyHolder(); !s.ok()) {
+      std::fprintf(stderr, "scimesh-launch: %s\n", s.message().c_str());
+      return 1;
+    }
     // Created 0700 whatever the umask; an existing spool of another user, or
     // one group/others could write, is refused: they could plant lease.json.
     c.spool_dir = std::filesystem::absolute(spool).lexically_normal().string();
