@@ -11,13 +11,14 @@
 
 #include "protocol/attempt_dir.h"
 #include "protocol/attempt_files.h"
+#include "protocol/step_output.h"
 
 namespace scimesh::launcher {
 namespace {
 
 // A file the step may or may not have written: absent is fine, refused is not.
-Result<std::optional<std::string>> ReadOptional(int dir_fd, const char* name, uid_t owner) {
-  auto text = ReadAttemptFile(dir_fd, name, owner, kMaxResultFileBytes);
+Result<std::optional<std::string>> ReadOptional(int dir_fd, const char* name, uid_t owner, size_t max_bytes) {
+  auto text = ReadAttemptFile(dir_fd, name, owner, max_bytes);
   if (text.ok()) return std::optional<std::string>(std::move(*text));
   if (text.status().code() == Code::kNotFound) return std::optional<std::string>();
   return text.status();
@@ -60,10 +61,10 @@ Status ReadArtifacts(int dir_fd, uid_t owner, StepResults* out) {
 
 Result<StepResults> ReadStepResults(int dir_fd, uid_t owner) {
   StepResults r;
-  SCIMESH_ASSIGN_OR_RETURN(r.state_patch, ReadOptional(dir_fd, kStatePatchFileName, owner));
+  SCIMESH_ASSIGN_OR_RETURN(r.state_patch, ReadOptional(dir_fd, kStatePatchFileName, owner, kMaxResultFileBytes));
   SCIMESH_RETURN_IF_ERROR(ReadUsage(dir_fd, owner, &r.usage));
   SCIMESH_RETURN_IF_ERROR(ReadArtifacts(dir_fd, owner, &r));
-  SCIMESH_ASSIGN_OR_RETURN(r.output, ReadOptional(dir_fd, kOutputFileName, owner));
+  SCIMESH_ASSIGN_OR_RETURN(r.output, ReadOptional(dir_fd, kOutputFileName, owner, kMaxOutputBytes));
   return r;
 }
 
