@@ -124,7 +124,7 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
         last_seq_change = now;
       }
       if (state->holder == LeaseHolder::kRank0) {
-        if (!rank0_holds && state->state == LeaseHold::kHeld) {
+        if (!rank0_holds && HeldBy(*state, LeaseHolder::kRank0)) {
           rank0_holds = true;
           ctx.PauseHeartbeats();  // one heartbeat stream per step: rank 0's
           Log()->info("lease {}: rank 0 holds the lease now", lease.lease_id);
