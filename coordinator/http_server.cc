@@ -16,6 +16,7 @@
 #include "coordinator/api_error.h"
 #include "coordinator/http_exchange.h"
 #include "coordinator/responses.h"
+#include "protocol/log.h"
 
 namespace scimesh::coordinator {
 
@@ -56,10 +57,11 @@ void HttpServer::RunHandler(const std::shared_ptr<Exchange>& ex) {
   try {
     (*ex->handler)(ex->req, res, reader);
   } catch (const std::exception& e) {
-    spdlog::error("http: a handler threw on {} {}: {}", ex->req.method, ex->route, e.what());
+    spdlog::error("http: a handler threw on {} {}: {}", log::EscapeForLog(ex->req.method), ex->route,
+                  log::EscapeForLog(e.what()));
     res = HttpResponse{};
   } catch (...) {
-    spdlog::error("http: a handler threw on {} {}", ex->req.method, ex->route);
+    spdlog::error("http: a handler threw on {} {}", log::EscapeForLog(ex->req.method), ex->route);
     res = HttpResponse{};
   }
   if (ex->channel) ex->channel->Abandon();

@@ -28,6 +28,7 @@
 #include "coordinator/metrics.h"
 #include "coordinator/metrics_endpoint.h"
 #include "coordinator/sweeper.h"
+#include "protocol/log.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -183,7 +184,9 @@ int RunServe(const ServeConfig& config) {
   // Never headers or bodies: they hold the key and the step's data.
   server.OnAnswered([&metrics](const HttpRequest& req, int status, const std::string& route) {
     metrics.Request(req.method, RouteTemplate(route), status);
-    spdlog::debug("request {} {} -> {} from {}:{}", req.method, req.path, status, req.remote_addr, req.remote_port);
+    // The path is the client's (decoded %0a included): escaped, so it cannot forge log lines.
+    spdlog::debug("request {} {} -> {} from {}:{}", log::EscapeForLog(req.method), log::EscapeForLog(req.path), status,
+                  req.remote_addr, req.remote_port);
   });
   sweeper.Start();
   if (Status s = server.Start(); !s.ok()) {

@@ -15,6 +15,7 @@
 
 #include "launcher/launcher.h"
 #include "launcher/timeline.h"
+#include "protocol/attempt_files.h"
 #include "protocol/log.h"
 
 namespace scimesh::launcher {
@@ -37,7 +38,9 @@ Options:
                        http://127.0.0.1:8470)
   --spool DIR          where attempt directories go; must be visible on every
                        node (default $SCIMESH_SPOOL, else
-                       $SLURM_SUBMIT_DIR/scimesh-spool, else ./scimesh-spool)
+                       $SLURM_SUBMIT_DIR/scimesh-spool, else ./scimesh-spool);
+                       created 0700; refused when another user's or writable
+                       by group or others
   --backend B          slurm | local (default: slurm inside an allocation)
   --worker-id ID       default slurm/<job id>/<node>, or <host>/<pid>
   --events FILE        append JSON-lines events here (for `report`)
@@ -213,9 +216,20 @@ int RunCli(int argc, char** argv) {
       return 2;
     }
     c.client.token = *token;
-    std::error_code ec;
-    std::filesystem::create_directories(spool, ec);
-    c.spool_dir = std::filesystem::absolute(spool).string();
+    // This process holds the key: no core file, no ptrace by the user's other
+    // processes (the steps it spawns are dumpable again after their exec).
+    if (Status s = ProtectKeyHolder(); !s.ok()) {
+      std::fprintf(stderr, "scimesh-launch: %s\n", s.message().c_str());
+      return 1;
+    }
+    // Created 0700 whatever the umask; an existing spool of another user, or
+    // one group/others could write, is refused: they could plant lease.json.
+    c.spool_dir = std::filesystem::absolute(spool).lexically_normal().string();
+    while (c.spool_dir.size() > 1 && c.spool_dir.back() == '/') c.spool_dir.pop_back();
+    if (auto dir = MakePrivateDirectory(c.spool_dir, ::geteuid(), "spool directory"); !dir.ok()) {
+      std::fprintf(stderr, "scimesh-launch: %s\n", dir.status().message().c_str());
+      return 2;
+    }
 
     // Signals go to one thread that turns them into a drain.
     sigset_t set;

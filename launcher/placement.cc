@@ -2,8 +2,6 @@
 // releasing what each placement uses.
 #include "launcher/placement.h"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include <tuple>
 
 #include "launcher/index_list.h"
+#include "protocol/placement_file.h"
 
 namespace scimesh::launcher {
 namespace {
@@ -246,32 +245,17 @@ size_t Placer::held() const {
 }
 
 std::string PlacementJson(const Placement& placement) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  auto ints = [&](const char* key, const std::vector<int>& values) {
-    w.Key(key);
-    w.StartArray();
-    for (int v : values) w.Int(v);
-    w.EndArray();
-  };
-  w.StartObject();
-  w.Key("ranks");
-  w.StartArray();
+  PlacementFile file;
   for (const RankPlacement& r : placement.ranks) {
-    w.StartObject();
-    w.Key("rank");
-    w.Int(r.rank);
-    w.Key("node");
-    const std::string& node = placement.nodes[static_cast<size_t>(r.node)].name;
-    w.String(node.c_str(), static_cast<rapidjson::SizeType>(node.size()));
-    ints("cpus", r.cpus);
-    ints("gpus", r.gpus);
-    ints("numa", r.numa);
-    w.EndObject();
+    PlacementFile::Rank out;
+    out.rank = r.rank;
+    out.node = placement.nodes[static_cast<size_t>(r.node)].name;
+    for (int c : r.cpus) out.cpus.push_back(static_cast<unsigned>(c));
+    out.gpus = r.gpus;
+    out.numa = r.numa;
+    file.ranks.push_back(std::move(out));
   }
-  w.EndArray();
-  w.EndObject();
-  return buffer.GetString();
+  return SerializePlacementFile(file);
 }
 
 std::string DescribePlacement(const Placement& placement) {

@@ -1,18 +1,15 @@
 // The launched step as a body: spawn, watch, stop, collect.
 #include "launcher/step_body.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
-#include <regex>
-#include <sstream>
 
 #include "launcher/step_process.h"
-#include "protocol/host_name.h"
+#include "launcher/step_results.h"
 #include "protocol/atomic_file.h"
+#include "protocol/attempt_files.h"
+#include "protocol/host_name.h"
 #include "protocol/lease_state.h"
 #include "protocol/log.h"
 
@@ -20,15 +17,6 @@ namespace scimesh::launcher {
 namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("launcher"); }
-
-
-std::optional<std::string> ReadSmallFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // srun, mpirun and shells exit 128 + N when a process they ran died of
 // signal N: name the signal, which is what the user needs to know.
@@ -42,75 +30,52 @@ std::string DescribeLauncherExit(const ExitInfo& e) {
   return text;
 }
 
-// The first rank that died on its own, as srun or mpirun reported it in
-// step.err ("task 2 on n2: Segmentation fault"); ranks that were terminated
-// because of it are skipped. Node names and signal names only: no paths.
-std::optional<std::string> FirstRankFailure(const std::string& step_err) {
-  static const std::regex srun(R"(srun: error: ([A-Za-z0-9._-]+): tasks? ([0-9-]+): ([A-Za-z ()0-9]+))");
-  static const std::regex mpirun(R"(process rank ([0-9]+) with PID [0-9]+ on node ([A-Za-z0-9._-]+) exited on signal ([0-9]+) \(([A-Za-z ]+)\))");
-  std::istringstream lines(step_err);
-  std::string line;
-  std::smatch m;
-  while (std::getline(lines, line)) {
-    if (std::regex_search(line, m, srun)) {
-      const std::string what = m[3];
-      if (what.rfind("Terminated", 0) == 0 || what.rfind("Killed", 0) == 0) continue;
-      return "task " + m[2].str() + " on " + m[1].str() + ": " + what;
-    }
-    if (std::regex_search(line, m, mpirun)) {
-      return "rank " + m[1].str() + " on " + m[2].str() + ": signal " + m[3].str() + " (" + m[4].str() + ")";
-    }
-  }
-  return std::nullopt;
-}
-
 // Why the watch loop stopped the step (none: it exited by itself).
 enum class StopCause { kNone, kLeaseLost, kWalltime, kPreempted, kRankZeroSilent };
 
-// Declares every regular, non-hidden file in artifacts/ (with the media type
-// a scimesh_step_add_artifact sidecar gives, else octet-stream).
-Status DeclareArtifacts(StepContext& ctx) {
-  const std::string dir = ctx.attempt_dir() + "/artifacts";
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return Status::Ok();  // no artifacts
-  std::vector<std::string> names;
-  while (dirent* e = ::readdir(d)) {
-    if (e->d_name[0] == '.') continue;
-    names.emplace_back(e->d_name);
-  }
-  ::closedir(d);
-  std::sort(names.begin(), names.end());
-  for (const auto& name : names) {
-    struct stat st;
-    if (::lstat((dir + "/" + name).c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    std::string media = ReadSmallFile(dir + "/." + name + ".media-type").value_or("application/octet-stream");
-    SCIMESH_RETURN_IF_ERROR(ctx.AddArtifact(name, media).WithContext("artifact " + name));
-  }
-  return Status::Ok();
-}
-
-StepResult Collect(StepContext& ctx) {
-  const std::string dir = ctx.attempt_dir();
-  if (auto patch = ReadSmallFile(dir + "/state_patch.json")) {
-    if (Status s = ctx.SetStatePatch(*patch); !s.ok()) {
-      return StepResult::Failure(FailClass::kInvalidOutput, "state_patch.json: " + s.message());
+StepResult Collect(StepContext& ctx, int dir_fd) {
+  auto results = ReadStepResults(dir_fd, ::geteuid());
+  if (!results.ok()) return StepResult::Failure(FailClass::kInvalidOutput, results.status().message());
+  if (results->state_patch) {
+    if (Status s = ctx.SetStatePatch(*results->state_patch); !s.ok()) {
+      return StepResult::Failure(FailClass::kInvalidOutput, std::string(kStatePatchFileName) + ": " + s.message());
     }
   }
-  if (auto usage = ReadSmallFile(dir + "/usage.json")) {
-    rapidjson::Document d;
-    d.Parse(usage->c_str());
-    if (d.IsObject()) {
-      for (const auto& kv : d.GetObject()) {
-        if (kv.value.IsNumber()) ctx.SetUsage(kv.name.GetString(), kv.value.GetDouble());
-      }
+  for (const auto& [key, value] : results->usage) ctx.SetUsage(key, value);
+  for (const auto& [name, media] : results->artifacts) {
+    if (Status s = ctx.AddArtifact(name, media); !s.ok()) {
+      return StepResult::Failure(FailClass::kInvalidOutput, "artifact " + name + ": " + s.message());
     }
   }
-  if (Status s = DeclareArtifacts(ctx); !s.ok()) return StepResult::Failure(FailClass::kInvalidOutput, s.message());
-  auto output = ReadSmallFile(dir + "/output.json");
+  const auto& output = results->output;
   if (!output || output->find_first_not_of(" \t\r\n") == std::string::npos) {
     return StepResult();  // an empty result: RunLease fails it invalid_output
   }
   return StepResult::Output(*output);
+}
+
+// Rank 0's final word, read after its process ended and before this
+// launcher heartbeats again: a lease rank 0 lost must never be reported, and
+// must never be beaten back to life by our own loop. True when lost.
+bool LostByRankZero(StepContext& ctx, int dir_fd, bool rank0_held) {
+  auto state = ReadLeaseStateAt(dir_fd, ::geteuid());
+  const std::string& lease_id = ctx.lease().lease_id;
+  if (state.ok() && state->holder == LeaseHolder::kRank0 && state->state == LeaseHold::kLost) {
+    ctx.LeaseLostElsewhere(state->reason.value_or(CancelReason::kFenced));
+    return true;
+  }
+  if (!state.ok() && rank0_held) {
+    // Rank 0 held the lease and its last word cannot be read: whether it was
+    // lost is unknown, so nothing may be reported; the lease expires instead.
+    Log()->error("lease {}: the lease state is unreadable after rank 0 held it ({}); not reporting", lease_id,
+                 log::EscapeForLog(state.status().message()));
+    ctx.LeaseLostElsewhere(CancelReason::kExpired);
+    return true;
+  }
+  // Rank 0 handed back (or never took over): its deadline counts when it was
+  // measured on this host's clock. A no-op when our loop was never paused.
+  ctx.ResumeHeartbeats(state.ok() ? DeadlineOnHost(*state, HostName()) : std::nullopt);
+  return false;
 }
 
 }  // namespace
@@ -120,13 +85,18 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
   LaunchContext launch = in.launch;
   launch.attempt_dir = ctx.attempt_dir();
   const std::string dir = launch.attempt_dir;
+  const uid_t me = ::geteuid();
+  auto dir_fd = OpenPrivateDirectory(dir, me, "attempt directory");
+  if (!dir_fd.ok()) return StepResult::Retryable(dir_fd.status().message());
+  const int dfd = dir_fd->get();
 
-  if (Status s = WriteFileAtomically(dir + "/placement.json", PlacementJson(in.placement), 0644); !s.ok()) {
-    return StepResult::Retryable("placement.json: " + s.message());
+  if (Status s = WriteFileAtomically(dfd, kPlacementFileName, PlacementJson(in.placement), 0644); !s.ok()) {
+    return StepResult::Retryable(std::string(kPlacementFileName) + ": " + s.message());
   }
   auto plan = BuildLaunch(launch, *in.command, lease, in.placement);
   if (!plan.ok()) return StepResult::Fatal(plan.status().message());
-  auto proc = StepProcess::Spawn({plan->argv, plan->env, dir, dir + "/step.out", dir + "/step.err"});
+  auto proc = StepProcess::Spawn(
+      {plan->argv, plan->env, dir, dir + "/" + kStepOutFileName, dir + "/" + kStepErrFileName});
   if (!proc.ok()) return StepResult::Fatal(proc.status().message());
   if (in.events) in.events->Start(lease);
   Log()->info("lease {} (step {}, attempt {}): started on {}", lease.lease_id, lease.step_id, lease.attempt,
@@ -135,9 +105,7 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
   const auto t0 = std::chrono::steady_clock::now();
   const auto walltime = std::chrono::seconds(lease.walltime_s > 0 ? lease.walltime_s : 1LL << 40);
   const auto silence_limit = std::chrono::milliseconds(lease.lease_ttl_ms > 0 ? lease.lease_ttl_ms : 30000);
-  const std::string state_path = dir + "/lease.state";
   bool rank0_holds = false;
-  bool rank0_lost = false;  // rank 0 found the lease lost: nothing to take back
   int64_t last_seq = -1;
   auto last_seq_change = t0;
   StopCause cause = StopCause::kNone;
@@ -148,20 +116,21 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
     if (ctx.cancelled()) cause = StopCause::kLeaseLost;
     else if (now - t0 > walltime) cause = StopCause::kWalltime;
     else if (in.preempt != nullptr && in.preempt->load()) cause = StopCause::kPreempted;
-    if (auto state = ReadLeaseState(state_path); state.ok()) {
+    // The safe reader: a FIFO or symlink planted as lease.state is refused
+    // at once, so this loop (walltime, lease loss) never stalls.
+    if (auto state = ReadLeaseStateAt(dfd, me); state.ok()) {
       if (state->seq != last_seq) {
         last_seq = state->seq;
         last_seq_change = now;
       }
-      if (state->holder == "rank0") {
-        if (!rank0_holds && state->state == LeaseHold::kHeld) {
+      if (state->holder == LeaseHolder::kRank0) {
+        if (!rank0_holds && HeldBy(*state, LeaseHolder::kRank0)) {
           rank0_holds = true;
           ctx.PauseHeartbeats();  // one heartbeat stream per step: rank 0's
           Log()->info("lease {}: rank 0 holds the lease now", lease.lease_id);
         }
-        if (state->state == LeaseHold::kLost && !rank0_lost) {
+        if (state->state == LeaseHold::kLost) {
           cause = StopCause::kLeaseLost;
-          rank0_lost = true;
           // The lease is gone: RunLease must not report this attempt.
           ctx.LeaseLostElsewhere(state->reason.value_or(CancelReason::kFenced));
         }
@@ -179,14 +148,8 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
       break;
     }
   }
-  if (rank0_holds && !rank0_lost) {
-    // Rank 0's deadline counts when it was measured on this host's clock.
-    std::optional<LeaseDeadline> deadline;
-    if (auto state = ReadLeaseState(state_path); state.ok() && state->host == HostName() && state->deadline_mono_ms > 0) {
-      deadline = LeaseDeadline::At(MonoTime(std::chrono::milliseconds(state->deadline_mono_ms)));
-    }
-    ctx.ResumeHeartbeats(deadline);
-  }
+  // The process may have ended before any poll above saw what rank 0 wrote.
+  if (LostByRankZero(ctx, dfd, rank0_holds)) cause = StopCause::kLeaseLost;
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ctx.SetUsage("wall_s", wall_s);
   if (in.events) in.events->End(lease, exit->Describe());
@@ -207,10 +170,11 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
   }
   if (exit->signaled || exit->code != 0) {
     std::string why = DescribeLauncherExit(*exit);
-    if (auto first = FirstRankFailure(ReadSmallFile(dir + "/step.err").value_or(""))) why += "; first failure: " + *first;
+    auto err = ReadAttemptFileTail(dfd, kStepErrFileName, me, kMaxStepErrTailBytes);
+    if (auto first = FirstRankFailure(err.ok() ? *err : "")) why += "; first failure: " + *first;
     return StepResult::Retryable("the step failed: " + why + " (see step.err in its attempt directory)");
   }
-  return Collect(ctx);
+  return Collect(ctx, dfd);
 }
 
 }  // namespace scimesh::launcher

@@ -1,27 +1,27 @@
 // TakeOverLease: rank 0 holds the step's lease through the client library's
-// HeartbeatLoop, as holder "rank0" of the lease state file.
-#include <rapidjson/document.h>
+// HeartbeatLoop, as holder rank0 of the lease state file, talking only to the
+// coordinator its configuration names (SCIMESH_URL, set by the launcher).
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "mpi/lease_keeper.h"
+#include "protocol/attempt_files.h"
 #include "protocol/client.h"
 #include "protocol/heartbeat_loop.h"
 #include "protocol/host_name.h"
+#include "protocol/lease_file.h"
 #include "protocol/lease_state.h"
-#include "protocol/wire_json.h"
 
 namespace scimesh::mpi {
 namespace {
 
-
 class ClientLeaseKeeper : public LeaseKeeper {
  public:
-  ClientLeaseKeeper(std::unique_ptr<Client> client, std::shared_ptr<CancellationToken> token, std::string state_path)
-      : client_(std::move(client)), token_(std::move(token)), state_path_(std::move(state_path)) {}
+  ClientLeaseKeeper(std::unique_ptr<Client> client, std::shared_ptr<CancellationToken> token, UniqueFd dir,
+                    std::string state_path, LeaseHolder hand_back_to)
+      : client_(std::move(client)), token_(std::move(token)), dir_(std::move(dir)),
+        state_path_(std::move(state_path)), hand_back_to_(hand_back_to) {}
 
   Status Start(HeartbeatConfig config) {
     loop_ = std::make_unique<HeartbeatLoop>(*client_, std::move(config), token_);
@@ -38,71 +38,71 @@ class ClientLeaseKeeper : public LeaseKeeper {
     loop_->Stop();
     if (token_->cancelled()) return Status::Ok();  // the state file already says lost
     // Hand back: the launcher resumes heartbeating and sends the final report.
-    auto state = ReadLeaseState(state_path_);
+    auto state = ReadLeaseStateAt(dir_.get(), ::geteuid());
     if (!state.ok()) return state.status();
-    state->holder = "launcher";
-    state->pid = ::getpid();
-    state->seq += 1;
-    return WriteLeaseState(state_path_, *state);
+    if (!HeldBy(*state, LeaseHolder::kRank0)) return Status::Ok();  // lost or done: nothing to give back
+    return WriteLeaseState(state_path_, HandedBack(*state, hand_back_to_, ::getpid()));
   }
 
  private:
   std::unique_ptr<Client> client_;
   std::shared_ptr<CancellationToken> token_;
+  UniqueFd dir_;
   std::string state_path_;
+  LeaseHolder hand_back_to_;
   std::unique_ptr<HeartbeatLoop> loop_;
   bool released_ = false;
 };
 
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound("cannot read " + path.substr(path.rfind('/') + 1) + " in the attempt directory");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+std::string EnvOr(const char* name, std::string fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::string(v) : fallback;
 }
 
 }  // namespace
 
 Result<std::unique_ptr<LeaseKeeper>> TakeOverLease(const std::string& attempt_dir) {
-  SCIMESH_ASSIGN_OR_RETURN(std::string text, ReadFile(attempt_dir + "/lease.json"));
-  SCIMESH_ASSIGN_OR_RETURN(Lease lease, ParseLease(text));
-  rapidjson::Document doc;
-  doc.Parse(text.c_str());
-  if (!doc.IsObject() || !doc.HasMember("coordinator_url") || !doc["coordinator_url"].IsString()) {
-    return Status::InvalidArgument("lease.json has no coordinator_url");
-  }
-  const char* worker_id = std::getenv("SCIMESH_WORKER_ID");
-  if (worker_id == nullptr || *worker_id == '\0') {
-    return Status::InvalidArgument("SCIMESH_WORKER_ID is not set (the launcher sets it)");
-  }
+  const uid_t me = ::geteuid();
+  SCIMESH_ASSIGN_OR_RETURN(UniqueFd dir, OpenPrivateDirectory(attempt_dir, me, "attempt directory"));
+  SCIMESH_ASSIGN_OR_RETURN(LeaseFile file, ReadLeaseFileAt(dir.get(), me));
+  // The URL comes from configuration: lease.json is in a directory the
+  // step's own code can write, and the key follows the URL.
+  const std::string url = EnvOr("SCIMESH_URL", "");
+  if (url.empty()) return Status::InvalidArgument("SCIMESH_URL is not set (the launcher sets it)");
+  SCIMESH_RETURN_IF_ERROR(CheckLeaseFileOrigin(file, url));
+  const std::string worker_id = EnvOr("SCIMESH_WORKER_ID", "");
+  if (worker_id.empty()) return Status::InvalidArgument("SCIMESH_WORKER_ID is not set (the launcher sets it)");
   ClientOptions options;
-  options.coordinator_url = doc["coordinator_url"].GetString();
+  options.coordinator_url = url;
+  options.allow_insecure_http = EnvOr("SCIMESH_ALLOW_INSECURE_HTTP", "") == "1";
   SCIMESH_ASSIGN_OR_RETURN(options.token, LoadTokenFromEnvironment());
-  if (const char* insecure = std::getenv("SCIMESH_ALLOW_INSECURE_HTTP"); insecure && *insecure == '1') {
-    options.allow_insecure_http = true;
-  }
+  // This process holds the key now: keep it out of core dumps and ptrace.
+  SCIMESH_RETURN_IF_ERROR(ProtectKeyHolder());
   SCIMESH_ASSIGN_OR_RETURN(std::unique_ptr<Client> client, Client::Create(options));
 
-  const std::string state_path = attempt_dir + "/lease.state";
+  const Lease& lease = file.lease;
+  const std::string state_path = attempt_dir + "/" + kLeaseStateFileName;
   HeartbeatConfig config;
   config.call = {lease.lease_id, lease.attempt, worker_id, std::nullopt};
   config.interval = Millis(lease.heartbeat_ms > 0 ? lease.heartbeat_ms : 10000);
   config.state_path = state_path;
-  config.holder = "rank0";
-  // Start from the launcher's deadline when it was measured on this host;
+  config.holder = LeaseHolder::kRank0;
+  // Start from the holder's deadline when it was measured on this host;
   // otherwise a conservative one heartbeat interval. The first beat is
   // immediate and replaces it either way.
-  const MonoTime now = std::chrono::steady_clock::now();
-  config.deadline = LeaseDeadline::At(now + config.interval);
-  if (auto state = ReadLeaseState(state_path); state.ok()) {
-    config.lease_expires_at = state->lease_expires_at;
-    if (state->host == HostName() && state->deadline_mono_ms > 0) {
-      config.deadline = LeaseDeadline::At(MonoTime(std::chrono::milliseconds(state->deadline_mono_ms)));
+  config.deadline = LeaseDeadline::At(std::chrono::steady_clock::now() + config.interval);
+  LeaseHolder hand_back_to = LeaseHolder::kWorker;
+  if (auto state = ReadLeaseStateAt(dir.get(), me); state.ok()) {
+    if (state->state != LeaseHold::kHeld) {
+      return Status::Conflict("the lease is " + std::string(LeaseHoldName(state->state)) + " already");
     }
+    config.lease_expires_at = state->lease_expires_at;
+    if (auto d = DeadlineOnHost(*state, HostName())) config.deadline = *d;
+    if (state->holder != LeaseHolder::kRank0) hand_back_to = state->holder;
   }
   auto token = std::make_shared<CancellationToken>();
-  auto keeper = std::make_unique<ClientLeaseKeeper>(std::move(client), token, state_path);
+  auto keeper =
+      std::make_unique<ClientLeaseKeeper>(std::move(client), token, std::move(dir), state_path, hand_back_to);
   SCIMESH_RETURN_IF_ERROR(keeper->Start(std::move(config)));
   return std::unique_ptr<LeaseKeeper>(std::move(keeper));
 }

@@ -1,61 +1,35 @@
 // Reading a rank's assigned cores and GPUs, and its rank from the environment.
 #include "mpi/rank_assignment.h"
 
-#include <rapidjson/document.h>
+#include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "protocol/attempt_files.h"
+#include "protocol/placement_file.h"
 
 namespace scimesh::mpi {
 
+namespace {
+
+std::optional<RankAssignment> AssignmentOf(const PlacementFile& file, int rank) {
+  const PlacementFile::Rank* r = file.Find(rank);
+  if (r == nullptr) return std::nullopt;
+  return RankAssignment{rank, r->node, r->cpus, r->gpus};
+}
+
+}  // namespace
+
 Result<std::optional<RankAssignment>> ParseRankAssignment(std::string_view text, int rank) {
-  rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
-    return Status::InvalidArgument("placement.json is not a JSON object");
-  }
-  auto ranks = doc.FindMember("ranks");
-  if (ranks == doc.MemberEnd() || !ranks->value.IsArray()) {
-    return Status::InvalidArgument("placement.json: 'ranks' must be an array");
-  }
-  for (const auto& r : ranks->value.GetArray()) {
-    if (!r.IsObject() || !r.HasMember("rank") || !r["rank"].IsInt()) {
-      return Status::InvalidArgument("placement.json: every entry needs an integer 'rank'");
-    }
-    if (r["rank"].GetInt() != rank) continue;
-    RankAssignment a;
-    a.rank = rank;
-    if (r.HasMember("node") && r["node"].IsString()) a.node = r["node"].GetString();
-    if (r.HasMember("cpus")) {
-      if (!r["cpus"].IsArray()) return Status::InvalidArgument("placement.json: 'cpus' must be an array");
-      for (const auto& c : r["cpus"].GetArray()) {
-        if (!c.IsUint()) return Status::InvalidArgument("placement.json: cpu indices must be unsigned integers");
-        a.cpus.push_back(c.GetUint());
-      }
-    }
-    if (r.HasMember("gpus")) {
-      if (!r["gpus"].IsArray()) return Status::InvalidArgument("placement.json: 'gpus' must be an array");
-      for (const auto& g : r["gpus"].GetArray()) {
-        if (!g.IsInt() || g.GetInt() < 0) return Status::InvalidArgument("placement.json: gpu indices must be >= 0");
-        a.gpus.push_back(g.GetInt());
-      }
-    }
-    return std::optional<RankAssignment>(std::move(a));
-  }
-  return std::optional<RankAssignment>();
+  SCIMESH_ASSIGN_OR_RETURN(PlacementFile file, ParsePlacementFile(text));
+  return AssignmentOf(file, rank);
 }
 
 Result<std::optional<RankAssignment>> ReadRankAssignment(const std::string& attempt_dir, int rank) {
-  const std::string path = attempt_dir + "/placement.json";
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::optional<RankAssignment>();
-  std::ifstream in(path);
-  if (!in) return Status::Io("cannot read placement.json in the attempt directory");
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseRankAssignment(text.str(), rank);
+  SCIMESH_ASSIGN_OR_RETURN(UniqueFd dir, OpenPrivateDirectory(attempt_dir, ::geteuid(), "attempt directory"));
+  SCIMESH_ASSIGN_OR_RETURN(auto file, ReadPlacementFileAt(dir.get(), ::geteuid()));
+  if (!file) return std::optional<RankAssignment>();
+  return AssignmentOf(*file, rank);
 }
 
 std::optional<int> GlobalRankFromEnv() {

@@ -29,7 +29,8 @@ void Usage(FILE* out) {
       "  --verbose            report each rank's binding on stderr\n"
       "  -h, --help           this help\n"
       "\n"
-      "The worker's token comes from $SCIMESH_TOKEN_FILE or $SCIMESH_TOKEN, never argv.\n",
+      "The worker's token comes from $SCIMESH_TOKEN_FILE or $SCIMESH_TOKEN, never argv,\n"
+      "and PROGRAM's environment never holds it; the coordinator is $SCIMESH_URL.\n",
       out);
 }
 

@@ -10,9 +10,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <vector>
 
 #include "mpi/pinning.h"
 #include "mpi/rank_assignment.h"
+#include "protocol/token.h"
+
+extern char** environ;
 
 namespace scimesh::mpi {
 namespace {
@@ -28,6 +32,12 @@ std::vector<char*> CArgv(const std::vector<std::string>& argv) {
   for (const auto& a : argv) out.push_back(const_cast<char*>(a.c_str()));
   out.push_back(nullptr);
   return out;
+}
+
+// The key stays with scimesh-rank: the program (third-party code) never
+// inherits SCIMESH_TOKEN or SCIMESH_TOKEN_FILE. Single-threaded callers only.
+void DropKeyFromEnvironment() {
+  for (const char* v : kTokenVariables) ::unsetenv(v);
 }
 
 // Pins this process when placement.json assigns this rank cores.
@@ -81,6 +91,15 @@ int Supervise(const RankWrapperOptions& o, const std::string& dir, const LeaseKe
     if (k.ok()) keeper = std::move(*k);
     else Say(0, "could not take the lease over (" + k.status().ToString() + "); the launcher keeps it");
   }
+  // The program gets this environment without the key, built here (after
+  // fork only async-signal-safe calls); filtered rather than unsetenv'd, as
+  // the keeper's thread may be reading the environment (libcurl does).
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!IsTokenVariable(*e)) envp.push_back(*e);
+  }
+  envp.push_back(nullptr);
+  auto argv = CArgv(o.argv);
 
   pid_t child = fork();
   if (child < 0) {
@@ -90,8 +109,7 @@ int Supervise(const RankWrapperOptions& o, const std::string& dir, const LeaseKe
   }
   if (child == 0) {
     sigprocmask(SIG_SETMASK, &previous, nullptr);
-    auto argv = CArgv(o.argv);
-    execvp(argv[0], argv.data());
+    execvpe(argv[0], argv.data(), envp.data());
     std::fprintf(stderr, "scimesh-rank[0]: cannot run '%s': %s\n", o.argv[0].c_str(), std::strerror(errno));
     _exit(127);
   }
@@ -138,6 +156,7 @@ int RunRankWrapper(const RankWrapperOptions& o, const LeaseKeeperFactory& take_o
   if (!dir.empty()) PinFromPlacement(dir, rank, o.verbose);
   if (rank != 0 || dir.empty()) {
     if (dir.empty() && rank == 0) Say(0, "no attempt directory (SCIMESH_ATTEMPT_DIR): running without a lease");
+    DropKeyFromEnvironment();
     auto argv = CArgv(o.argv);
     execvp(argv[0], argv.data());
     std::fprintf(stderr, "scimesh-rank[%d]: cannot run '%s': %s\n", rank, o.argv[0].c_str(), std::strerror(errno));

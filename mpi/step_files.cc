@@ -10,9 +10,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <vector>
+
+#include "protocol/attempt_files.h"
+#include "protocol/json_io.h"
 
 namespace scimesh::mpi {
 namespace {
@@ -96,9 +97,10 @@ Status WriteFileAtomically(const std::string& path, std::string_view content, in
 }
 
 Result<LeaseView> ParseLeaseView(std::string_view text) {
-  rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
-  if (doc.HasParseError() || !doc.IsObject()) return Status::InvalidArgument("lease.json is not a JSON object");
+  auto parsed = ParseJson(text, "lease.json");  // iterative, depth-limited
+  if (!parsed.ok()) return parsed.status();
+  const rapidjson::Document& doc = *parsed;
+  if (!doc.IsObject()) return Status::InvalidArgument("lease.json is not a JSON object");
   LeaseView v;
   auto id = doc.FindMember("lease_id");
   auto attempt = doc.FindMember("attempt");
@@ -114,19 +116,14 @@ Result<LeaseView> ParseLeaseView(std::string_view text) {
 }
 
 Result<LeaseView> StepFiles::ReadLease() const {
-  std::ifstream in(dir_ + "/lease.json");
-  if (!in) return Status::NotFound("no lease.json in the attempt directory");
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseLeaseView(text.str());
+  SCIMESH_ASSIGN_OR_RETURN(UniqueFd dir, OpenPrivateDirectory(dir_, ::geteuid(), "attempt directory"));
+  SCIMESH_ASSIGN_OR_RETURN(std::string text, ReadAttemptFile(dir.get(), kLeaseFileName, ::geteuid(), kMaxLeaseFileBytes));
+  return ParseLeaseView(text);
 }
 
 Status StepFiles::WriteObject(const char* file, std::string_view json) const {
-  rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
-    return Status::InvalidArgument(std::string(file) + ": not a JSON object");
-  }
+  auto doc = ParseJson(json, file);
+  if (!doc.ok() || !doc->IsObject()) return Status::InvalidArgument(std::string(file) + ": not a JSON object");
   return WriteFileAtomically(dir_ + "/" + file, json).WithContext(file);
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/attempt_files.h"
 #include "protocol/status.h"
 
 namespace scimesh::mpi {
@@ -30,9 +31,9 @@ class StepFiles {
 
   // Each validates that `json` is a JSON object and replaces the file
   // atomically (temporary file, fsync, rename).
-  Status WriteOutput(std::string_view json) const { return WriteObject("output.json", json); }
-  Status WriteStatePatch(std::string_view json) const { return WriteObject("state_patch.json", json); }
-  Status WriteUsage(std::string_view json) const { return WriteObject("usage.json", json); }
+  Status WriteOutput(std::string_view json) const { return WriteObject(kOutputFileName, json); }
+  Status WriteStatePatch(std::string_view json) const { return WriteObject(kStatePatchFileName, json); }
+  Status WriteUsage(std::string_view json) const { return WriteObject(kUsageFileName, json); }
 
   // Copies `source` to artifacts/<name> (its media type, when given, goes to
   // artifacts/.<name>.media-type). `name` must be a safe artifact name; the copy never follows a

@@ -1,13 +1,14 @@
 // StepRuntime: begin, poll, report and end a step on every rank.
 #include "mpi/step_runtime.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "mpi/pinning.h"
 #include "mpi/rank_assignment.h"
+#include "protocol/attempt_files.h"
 
 namespace scimesh::mpi {
 namespace {
@@ -25,12 +26,25 @@ Status BcastString(MPI_Comm comm, int rank, std::string& s) {
   return Status::Ok();
 }
 
-std::string ReadText(const std::string& path, bool* exists) {
-  std::ifstream in(path);
-  *exists = static_cast<bool>(in);
-  std::stringstream text;
-  if (in) text << in.rdbuf();
-  return text.str();
+// lease.json and placement.json with the safe reader: the attempt directory
+// is the user's alone, and its files are never followed through a symlink.
+// Sets `error` when lease.json cannot be read; placement.json may be absent.
+void ReadAttemptInputs(const std::string& dir, std::string* lease, std::string* placement, std::string* error) {
+  const uid_t me = ::geteuid();
+  auto fd = OpenPrivateDirectory(dir, me, "attempt directory");
+  if (!fd.ok()) {
+    *error = fd.status().message();
+    return;
+  }
+  auto l = ReadAttemptFile(fd->get(), kLeaseFileName, me, kMaxLeaseFileBytes);
+  if (!l.ok()) {
+    *error = l.status().message();
+    return;
+  }
+  *lease = std::move(*l);
+  auto p = ReadAttemptFile(fd->get(), kPlacementFileName, me, kMaxPlacementFileBytes);
+  if (p.ok()) *placement = std::move(*p);
+  else if (p.status().code() != Code::kNotFound) *error = p.status().message();
 }
 
 void Log(int rank, const std::string& what) {
@@ -51,13 +65,10 @@ Result<std::unique_ptr<StepRuntime>> StepRuntime::Begin(MPI_Comm comm, std::stri
   // Rank 0 reads; everyone receives the same bytes, or the same error.
   std::string error, lease_text, placement_text;
   if (rank == 0) {
-    bool exists = false;
     if (attempt_dir.empty()) {
       error = "no attempt directory: pass one or set SCIMESH_ATTEMPT_DIR";
     } else {
-      lease_text = ReadText(attempt_dir + "/lease.json", &exists);
-      if (!exists) error = "no lease.json in the attempt directory";
-      placement_text = ReadText(attempt_dir + "/placement.json", &exists);
+      ReadAttemptInputs(attempt_dir, &lease_text, &placement_text, &error);
     }
   }
   SCIMESH_RETURN_IF_ERROR(BcastString(comm, rank, error));

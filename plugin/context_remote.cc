@@ -6,12 +6,16 @@
 
 #include <memory>
 
+#include <algorithm>
+
+#include "plugin/bounded_call.h"
 #include "plugin/ending_report.h"
 #include "plugin/lease_files.h"
 #include "plugin/lease_watch.h"
 #include "plugin/plugin_state.h"
 #include "plugin/spank_log.h"
 #include "plugin/step_signal.h"
+#include "protocol/attempt_files.h"
 #include "protocol/lease_state.h"
 
 namespace scimesh::spank {
@@ -62,10 +66,11 @@ void StartWatch(StepSession& s, const PluginConfig& config) {
     LogError("step runs unwatched: " + dir.status().message());
     return;
   }
+  const Lease& lease = s.files->lease();
   WatchSpec spec;
-  spec.lease_id = s.files->lease.lease_id;
-  spec.attempt = s.files->lease.attempt;
-  spec.lease_ttl_ms = s.files->lease.lease_ttl_ms;
+  spec.lease_id = lease.lease_id;
+  spec.attempt = lease.attempt;
+  spec.lease_ttl_ms = lease.lease_ttl_ms;
   spec.host = Hostname();
   spec.owner = s.owner;
   spec.poll = config.poll;
@@ -78,27 +83,31 @@ void StartWatch(StepSession& s, const PluginConfig& config) {
     return;
   }
   s.watch = std::move(watch).value();
-  LogInfo("watching lease " + s.files->lease.lease_id + " attempt " + std::to_string(s.files->lease.attempt) +
-          " for step " + std::to_string(job) + "." + std::to_string(step));
+  LogInfo("watching lease " + lease.lease_id + " attempt " + std::to_string(lease.attempt) + " for step " +
+          std::to_string(job) + "." + std::to_string(step));
 }
 
 // The lease is still held (no final report, not lost): did SLURM end the job?
-void ReportEndingIfNeeded(StepSession& s, const PluginConfig& config) {
+// Reported to the plugstack url= only, within `budget`.
+void ReportEndingIfNeeded(StepSession& s, const PluginConfig& config, std::chrono::milliseconds budget) {
   if (!s.files || config.credentials == Credentials::kNone) return;
-  auto text = ReadOwnedFileAt(s.files->dir.get(), "lease.state", s.owner, 64 * 1024, false, "lease.state");
+  const std::string lease_id = s.files->lease().lease_id;
+  auto url = ReportUrl(config, s.files->file);
+  if (!url.ok()) {
+    // Without url= the plugin never opens a connection; a planted
+    // coordinator_url is refused. Either way: no slurmctld query, no report.
+    if (url.status().code() == Code::kNotFound) LogDebug("lease " + lease_id + ": " + url.status().message());
+    else LogError("lease " + lease_id + " not reported: " + url.status().message());
+    return;
+  }
+  auto text = ReadOwnedFileAt(s.files->dir.get(), kLeaseStateFileName, s.owner, kMaxStateFileBytes, false,
+                              kLeaseStateFileName);
   if (text.ok()) {
     auto state = ParseLeaseState(text.value());
     if (state.ok() && state->state != LeaseHold::kHeld) return;  // lost or done: settled elsewhere
   }
-  auto ending = QueryJobEnding(s.job_id);
-  if (!ending.ok()) {
-    LogError("cannot tell how job " + std::to_string(s.job_id) + " ended: " + ending.status().message());
-    return;
-  }
-  auto cls = FailClassFor(ending.value());
-  if (!cls) return;  // the job goes on: the launcher reports the step itself
-  if (s.worker_id.empty() || s.files->coordinator_url.empty()) {
-    LogError("lease " + s.files->lease.lease_id + " not reported: SCIMESH_WORKER_ID or coordinator_url missing");
+  if (s.worker_id.empty()) {
+    LogError("lease " + lease_id + " not reported: SCIMESH_WORKER_ID missing");
     return;
   }
   Result<Token> token = Status::NotFound("no SCIMESH_TOKEN_FILE or SCIMESH_TOKEN in the job's environment");
@@ -109,19 +118,35 @@ void ReportEndingIfNeeded(StepSession& s, const PluginConfig& config) {
     token = TokenFromText(s.token_env);
   }
   if (!token.ok()) {
-    LogError("lease " + s.files->lease.lease_id + " not reported: " + token.status().message());
+    LogError("lease " + lease_id + " not reported: " + token.status().message());
     return;
   }
-  ReportTarget target{s.files->coordinator_url, token.value(), s.worker_id, s.files->lease.lease_id,
-                      s.files->lease.attempt};
-  std::string message = "SLURM ended job " + std::to_string(s.job_id) + " (" +
-                        std::string(SlurmEndingName(ending.value())) + ") while the step held its lease";
-  Status st = ReportEnding(target, config, *cls, message);
-  if (st.ok()) {
-    LogInfo("reported lease " + target.lease_id + " as " + std::string(FailClassName(*cls)) + ": " + message);
-  } else {
-    LogError("cannot report lease " + target.lease_id + ": " + st.message());
-  }
+  // slurmctld and the coordinator may both be slow: everything below runs on
+  // a thread of its own, owning copies, waited for at most the budget.
+  const auto until = std::chrono::steady_clock::now() + budget;
+  ReportTarget target{token.value(), s.worker_id, lease_id, s.files->lease().attempt};
+  const uint32_t job_id = s.job_id;
+  bool in_time = RunWithin(
+      [config, file = s.files->file, target, job_id, until] {
+        auto ending = QueryJobEnding(job_id);
+        if (!ending.ok()) {
+          LogError("cannot tell how job " + std::to_string(job_id) + " ended: " + ending.status().message());
+          return;
+        }
+        auto cls = FailClassFor(ending.value());
+        if (!cls) return;  // the job goes on: the launcher reports the step itself
+        const std::string message = "SLURM ended job " + std::to_string(job_id) + " (" +
+                                    std::string(SlurmEndingName(ending.value())) + ") while the step held its lease";
+        const auto left = std::chrono::duration_cast<Millis>(until - std::chrono::steady_clock::now());
+        Status st = ReportEnding(config, file, target, *cls, message, left);
+        if (st.ok()) {
+          LogInfo("reported lease " + target.lease_id + " as " + std::string(FailClassName(*cls)) + ": " + message);
+        } else {
+          LogError("cannot report lease " + target.lease_id + ": " + st.message());
+        }
+      },
+      budget);
+  if (!in_time) LogError("lease " + lease_id + ": the ending report did not finish within exit_timeout_ms; not waited for");
 }
 
 }  // namespace
@@ -180,13 +205,22 @@ int RemoteTaskPostFork(spank_t sp, PluginState& state) {
 int RemoteExit(spank_t /*sp*/, PluginState& state) {
   StepSession& s = Session();
   if (!s.active) return 0;
+  // The whole hook returns within exit_timeout_ms: a hung slurmstepd hangs
+  // the step's end and, after UnkillableStepTimeout, drains the node.
+  const auto start = std::chrono::steady_clock::now();
+  const std::chrono::milliseconds budget = state.config ? state.config->exit_timeout : std::chrono::seconds(5);
+  auto left = [&] {
+    return std::max(std::chrono::milliseconds(0),
+                    budget - std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start));
+  };
   bool cancelled_by_us = false;
   if (s.watch) {
-    s.watch->Stop(std::chrono::seconds(15));
+    // At most a fifth of the budget: the watcher only sleeps or signals.
+    s.watch->Stop(std::min(left(), budget / 5));
     cancelled_by_us = s.watch->cancelled();
-    s.watch.reset();
+    s.watch.reset();  // safe even while its thread still runs: it owns its state
   }
-  if (s.hosts_rank0 && !cancelled_by_us && state.config) ReportEndingIfNeeded(s, *state.config);
+  if (s.hosts_rank0 && !cancelled_by_us && state.config) ReportEndingIfNeeded(s, *state.config, left());
   s = StepSession{};
   return 0;
 }

@@ -69,23 +69,25 @@ Result<Token> TokenFromText(const std::string& text) {
   return Token(std::move(word));
 }
 
-Status ReportEnding(const ReportTarget& target, const PluginConfig& config, FailClass cls,
-                    const std::string& message) {
-  if (config.url) {
-    auto want = ParseUrl(*config.url);
-    auto got = ParseUrl(target.coordinator_url);
-    if (!want.ok() || !got.ok() || want->scheme != got->scheme || want->host != got->host ||
-        want->port != got->port) {
-      return Status::PermissionDenied("lease.json names a coordinator other than the site's url=");
-    }
+Result<std::string> ReportUrl(const PluginConfig& config, const LeaseFile& lease_file) {
+  if (!config.url) {
+    return Status::NotFound("no url= in the plugstack arguments: the plugin never reports");
   }
+  SCIMESH_RETURN_IF_ERROR(CheckLeaseFileOrigin(lease_file, *config.url));
+  return *config.url;
+}
+
+Status ReportEnding(const PluginConfig& config, const LeaseFile& lease_file, const ReportTarget& target, FailClass cls,
+                    const std::string& message, Millis budget) {
+  SCIMESH_ASSIGN_OR_RETURN(std::string url, ReportUrl(config, lease_file));
+  if (budget <= Millis(0)) return Status::Timeout("no time left to report");
   ClientOptions o;
-  o.coordinator_url = target.coordinator_url;
+  o.coordinator_url = std::move(url);
   o.token = target.token;
   o.allow_insecure_http = config.allow_insecure_http;
-  o.connect_timeout = std::min<Millis>(Millis(2000), config.call_timeout);
-  o.call_timeout = config.call_timeout;
-  o.retry_budget = config.call_timeout * 2;
+  o.call_timeout = std::min(config.call_timeout, budget);
+  o.connect_timeout = std::min<Millis>(Millis(2000), o.call_timeout);
+  o.retry_budget = budget;
   o.backoff.cap = Millis(1000);
   o.user_agent = "spank_scimesh/0.1";
   SCIMESH_ASSIGN_OR_RETURN(auto client, Client::Create(std::move(o)));

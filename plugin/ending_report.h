@@ -4,8 +4,12 @@
 // lease's own token, so the coordinator requeues at once instead of waiting
 // for the TTL and grace.
 //
-// Thread-compatible free functions; each call blocks for at most about twice
-// the configured call timeout.
+// The plugin runs as root and the key goes where the URL points, so the URL
+// is the plugstack `url=` only: never the coordinator_url of lease.json,
+// which the step's code or another user may have written. Without `url=` the
+// plugin never talks to the network.
+//
+// Thread-compatible free functions; a report blocks for at most its budget.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +17,8 @@
 #include <string>
 
 #include "plugin/plugin_config.h"
+#include "protocol/clock.h"
+#include "protocol/lease_file.h"
 #include "protocol/status.h"
 #include "protocol/token.h"
 #include "protocol/wire.h"
@@ -32,19 +38,24 @@ Result<SlurmEnding> QueryJobEnding(uint32_t job_id);
 std::optional<FailClass> FailClassFor(SlurmEnding ending);
 std::string_view SlurmEndingName(SlurmEnding ending);
 
+// The coordinator to report `lease_file`'s lease to: config.url.
+// kNotFound without url= (the plugin then never reports);
+// kPermissionDenied when lease.json names another origin (refused).
+Result<std::string> ReportUrl(const PluginConfig& config, const LeaseFile& lease_file);
+
 struct ReportTarget {
-  std::string coordinator_url;
   Token token;
   std::string worker_id;
   std::string lease_id;
   int64_t attempt = 0;
 };
 
-// Sends `fail` with `cls` and `message`. A 409 already_applied, fenced or
-// run_terminal means the outcome was settled elsewhere: OK. kPermissionDenied
-// when config.url is set and names another coordinator.
-Status ReportEnding(const ReportTarget& target, const PluginConfig& config, FailClass cls,
-                    const std::string& message);
+// Sends `fail` with `cls` and `message` to ReportUrl(config, lease_file),
+// and nowhere else, within `budget` (connect, call and retries together).
+// A 409 already_applied, fenced or run_terminal means the outcome was settled
+// elsewhere: OK.
+Status ReportEnding(const PluginConfig& config, const LeaseFile& lease_file, const ReportTarget& target, FailClass cls,
+                    const std::string& message, Millis budget);
 
 // A token file's content: one word of visible ASCII, at most 4 KiB.
 Result<Token> TokenFromText(const std::string& text);

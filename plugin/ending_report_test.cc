@@ -64,19 +64,29 @@ class FakeCoordinator {
   std::thread thread_;
 };
 
-ReportTarget Target(const std::string& url) {
-  return {url, Token("tok-123"), "worker-1", "l_0c8e51d2a4b94f17", 2};
+ReportTarget Target() { return {Token("tok-123"), "worker-1", "l_0c8e51d2a4b94f17", 2}; }
+
+// lease.json as the step left it: `named` is its coordinator_url.
+LeaseFile FileNaming(const std::string& named) {
+  LeaseFile f;
+  f.lease.lease_id = "l_0c8e51d2a4b94f17";
+  f.coordinator_url = named;
+  return f;
 }
 
-PluginConfig FastConfig() {
+PluginConfig FastConfig(const std::string& url) {
   PluginConfig c;
+  c.url = url;
   c.call_timeout = std::chrono::milliseconds(1000);
   return c;
 }
 
+constexpr Millis kBudget{3000};
+
 TEST(EndingReport, SendsFailWithTheLeasesToken) {
   FakeCoordinator fake(200, R"({"outcome": "failed", "requeued": true, "next_attempt_not_before": null})");
-  Status s = ReportEnding(Target(fake.url()), FastConfig(), FailClass::kCancelled, "SLURM ended job 7 (cancelled)");
+  Status s = ReportEnding(FastConfig(fake.url()), FileNaming(fake.url()), Target(), FailClass::kCancelled,
+                          "SLURM ended job 7 (cancelled)", kBudget);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(fake.calls.load(), 1);
   EXPECT_EQ(fake.last_auth, "Bearer tok-123");
@@ -87,34 +97,44 @@ TEST(EndingReport, SendsFailWithTheLeasesToken) {
 
 TEST(EndingReport, SettledElsewhereIsSuccess) {
   FakeCoordinator fake(409, R"({"error": "conflict", "reason": "fenced", "message": "superseded"})");
-  EXPECT_TRUE(ReportEnding(Target(fake.url()), FastConfig(), FailClass::kPreempted, "x").ok());
+  EXPECT_TRUE(ReportEnding(FastConfig(fake.url()), FileNaming(""), Target(), FailClass::kPreempted, "x", kBudget).ok());
   EXPECT_EQ(fake.calls.load(), 1);  // a 409 is never retried
 }
 
 TEST(EndingReport, NotStartedIsAnError) {
   FakeCoordinator fake(409, R"({"error": "conflict", "reason": "not_started", "message": "no started"})");
-  EXPECT_FALSE(ReportEnding(Target(fake.url()), FastConfig(), FailClass::kCancelled, "x").ok());
+  EXPECT_FALSE(ReportEnding(FastConfig(fake.url()), FileNaming(""), Target(), FailClass::kCancelled, "x", kBudget).ok());
 }
 
-TEST(EndingReport, OnlyTheSitesCoordinatorWhenUrlIsSet) {
-  FakeCoordinator fake(200, R"({"outcome": "failed", "requeued": true})");
-  PluginConfig c = FastConfig();
-  c.url = "http://127.0.0.1:1";
-  Status s = ReportEnding(Target(fake.url()), c, FailClass::kCancelled, "x");
+TEST(EndingReport, TheKeyNeverGoesToTheCoordinatorLeaseJsonNames) {
+  // The step (or another user) wrote lease.json naming its own listener.
+  FakeCoordinator site(200, R"({"outcome": "failed", "requeued": true})");
+  FakeCoordinator planted(200, R"({"outcome": "failed", "requeued": true})");
+  Status s = ReportEnding(FastConfig(site.url()), FileNaming(planted.url()), Target(), FailClass::kCancelled, "x",
+                          kBudget);
   EXPECT_EQ(s.code(), Code::kPermissionDenied);
-  EXPECT_EQ(fake.calls.load(), 0);
+  EXPECT_EQ(planted.calls.load(), 0);
+  EXPECT_EQ(site.calls.load(), 0);
 }
 
-TEST(EndingReport, UnreachableCoordinatorGivesUpInBoundedTime) {
+TEST(EndingReport, WithoutUrlThePluginNeverTalksToTheNetwork) {
+  FakeCoordinator named(200, R"({"outcome": "failed", "requeued": true})");
+  PluginConfig c = FastConfig("http://127.0.0.1:1");
+  c.url.reset();
+  Status s = ReportEnding(c, FileNaming(named.url()), Target(), FailClass::kCancelled, "x", kBudget);
+  EXPECT_EQ(s.code(), Code::kNotFound);
+  EXPECT_EQ(named.calls.load(), 0);
+  EXPECT_EQ(ReportUrl(c, FileNaming(named.url())).status().code(), Code::kNotFound);
+}
+
+TEST(EndingReport, UnreachableCoordinatorGivesUpWithinTheBudget) {
   // A port nothing listens on: connection refused, retried within the budget.
   httplib::Server probe;
   int port = probe.bind_to_any_port("127.0.0.1");
   probe.stop();
-  auto t0 = std::chrono::steady_clock::now();
-  Status s = ReportEnding(Target("http://127.0.0.1:" + std::to_string(port)), FastConfig(), FailClass::kCancelled,
-                          "x");
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  Status s = ReportEnding(FastConfig(url), FileNaming(url), Target(), FailClass::kCancelled, "x", Millis(1500));
   EXPECT_FALSE(s.ok());
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
 }
 
 }  // namespace

@@ -1,23 +1,21 @@
 // The attempt directory as the plugin sees it: opened as the job owner, its
-// lease.json parsed (lease id, attempt, TTL, coordinator_url).
+// lease.json read as the owner and parsed by protocol/lease_file.h.
 //
 // Plain value; move-only (owns the directory's descriptor).
 #pragma once
 
-#include <string>
-
 #include "plugin/lease_option.h"
 #include "plugin/owner_files.h"
+#include "protocol/lease_file.h"
 #include "protocol/status.h"
 #include "protocol/unique_fd.h"
-#include "protocol/wire.h"
 
 namespace scimesh::spank {
 
 struct LeaseFiles {
   UniqueFd dir;
-  Lease lease;
-  std::string coordinator_url;  // empty when lease.json has none
+  LeaseFile file;  // file.coordinator_url is informational: never used as a URL
+  const Lease& lease() const { return file.lease; }
 };
 
 // Opens target.attempt_dir and reads lease.json as `owner`; a lease-id target

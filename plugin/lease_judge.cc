@@ -37,7 +37,7 @@ Judgement LeaseJudge::Observe(const Result<LeaseState>& read, int64_t now_ms) {
     case LeaseHold::kLost:
       return {Judgement::Action::kCancel,
               "lease lost (" + std::string(s.reason ? CancelReasonName(*s.reason) : "unknown") + ", reported by " +
-                  s.holder + ")"};
+                  std::string(LeaseHolderName(s.holder)) + ")"};
     case LeaseHold::kDone:
       return {Judgement::Action::kStopWatching, "the lease's final report was accepted"};
     case LeaseHold::kHeld:
@@ -46,13 +46,13 @@ Judgement LeaseJudge::Observe(const Result<LeaseState>& read, int64_t now_ms) {
   if (s.host == host_) {
     if (now_ms > s.deadline_mono_ms) {
       return {Judgement::Action::kCancel, "lease deadline passed " + std::to_string(now_ms - s.deadline_mono_ms) +
-                                              " ms ago without renewal (holder " + s.holder + ")"};
+                                              " ms ago without renewal (holder " + std::string(LeaseHolderName(s.holder)) + ")"};
     }
     return {};
   }
   if (now_ms - last_progress_ms_ > ttl_ms_) {
     return {Judgement::Action::kCancel, "lease state not renewed for " + std::to_string(now_ms - last_progress_ms_) +
-                                            " ms (holder " + s.holder + " on another host)"};
+                                            " ms (holder " + std::string(LeaseHolderName(s.holder)) + " on another host)"};
   }
   return {};
 }

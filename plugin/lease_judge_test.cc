@@ -12,7 +12,7 @@ LeaseState Held(int64_t seq, int64_t deadline, std::string host = "n1") {
   LeaseState s;
   s.lease_id = "l_0c8e51d2a4b94f17";
   s.attempt = 2;
-  s.holder = "rank0";
+  s.holder = LeaseHolder::kRank0;
   s.host = std::move(host);
   s.seq = seq;
   s.deadline_mono_ms = deadline;

@@ -32,10 +32,6 @@ TEST(LeaseOption, RefusesWithAReason) {
   EXPECT_FALSE(ParseLeaseOption("/" + std::string(5000, 'a')).ok());
 }
 
-TEST(LeaseOption, SameValueTwiceGivesTheSameTarget) {
-  EXPECT_EQ(ParseLeaseOption("/a/b").value(), ParseLeaseOption("/a/b").value());
-}
-
 TEST(LeaseOption, LeaseIdTakesTheDirectoryFromTheEnvironment) {
   auto t = ResolveLeaseTarget(ParseLeaseOption("l_0c8e51d2a4b94f17").value(), "/spool/r/s/1");
   ASSERT_TRUE(t.ok()) << t.status().message();

@@ -3,10 +3,13 @@
 // lost or its deadline passes without renewal, cancels the step cluster-wide:
 // SIGTERM, then SIGKILL after the grace period, each retried on failure.
 //
-// Ownership: a LeaseWatch owns its thread and the attempt directory's
-// descriptor. Start() and Stop() are called from one thread (the SPANK hooks);
-// the accessors are thread-safe. The thread blocks every signal (slurmstepd
-// expects its own threads to) and never throws.
+// Ownership: the thread owns everything it touches (spec, the attempt
+// directory's descriptor, the signaller, its flags) through a shared state,
+// so a LeaseWatch may be destroyed while its thread is still inside a
+// stalled signaller call (a slow slurmctld): the thread finishes on its own,
+// then frees that state. Start() and Stop() are called from one thread (the
+// SPANK hooks); the accessors are thread-safe. The thread blocks every signal
+// (slurmstepd expects its own threads to) and never throws.
 #pragma once
 
 #include <atomic>
@@ -37,50 +40,44 @@ struct WatchSpec {
   std::chrono::milliseconds signal_retry_delay{300};
 };
 
-// Sends `signal` to every task of the step on every node.
+// Sends `signal` to every task of the step on every node (slurm_kill_job_step
+// in slurmstepd; a test double in tests). May block (slurmctld's timeout).
 using StepSignaller = std::function<Status(int signal)>;
 
 class LeaseWatch {
  public:
   // Starts the thread. `attempt_dir` was opened as the owner (OpenOwnedDirectory).
   static Result<std::unique_ptr<LeaseWatch>> Start(WatchSpec spec, UniqueFd attempt_dir, StepSignaller signal);
-  // Stops and joins (see Stop) with a 15 s deadline.
+  // Stop(1 s).
   ~LeaseWatch();
   LeaseWatch(const LeaseWatch&) = delete;
   LeaseWatch& operator=(const LeaseWatch&) = delete;
 
   // Asks the thread to end and waits up to `deadline` for it. A cancellation
-  // in its grace period sends SIGKILL at once instead of waiting, so tasks on
-  // other nodes do not outlive the step. False when the thread did not end in
-  // time (it is then detached; it only sleeps or signals, and ends soon).
+  // in its grace period sends SIGKILL once at once instead of waiting, so
+  // tasks on other nodes do not outlive the step; no signal is retried once
+  // stop was asked. True when the thread ended and was joined; false when it
+  // is still inside a signaller call: it is then detached, keeps its own
+  // state alive, and this module is pinned in memory until the process ends.
   bool Stop(std::chrono::milliseconds deadline);
 
   // True once the watcher began cancelling the step; why() says why.
-  bool cancelled() const { return cancelled_.load(); }
+  bool cancelled() const;
   std::string why() const;
   // CLOCK_MONOTONIC ms of the first SIGTERM/SIGKILL sent (0: none yet).
-  int64_t cancel_sent_ms() const { return cancel_sent_ms_.load(); }
+  int64_t cancel_sent_ms() const;
+
+  struct Shared;  // the thread's state (lease_watch.cc)
 
  private:
-  LeaseWatch(WatchSpec spec, UniqueFd dir, StepSignaller signal);
-  void Run();
-  void CancelStep(const std::string& why);
-  bool SendWithRetries(int signal);
-  // Waits up to `d` unless stopping; true when stop was asked.
-  bool WaitStop(std::chrono::milliseconds d);
-
-  WatchSpec spec_;
-  UniqueFd dir_;
-  StepSignaller signal_;
+  explicit LeaseWatch(std::shared_ptr<Shared> shared);
+  std::shared_ptr<Shared> shared_;
   std::thread thread_;
-
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  bool finished_ = false;
-  std::string why_;
-  std::atomic<bool> cancelled_{false};
-  std::atomic<int64_t> cancel_sent_ms_{0};
 };
+
+// Keeps the shared object holding this code loaded until the process exits
+// (RTLD_NODELETE), so a thread left running cannot return into unmapped code
+// after slurmstepd unloads the plugin. Idempotent; errors are logged.
+void PinThisModule();
 
 }  // namespace scimesh::spank

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -65,7 +66,7 @@ class LeaseWatchTest : public ::testing::Test {
     LeaseState s;
     s.lease_id = "l_0c8e51d2a4b94f17";
     s.attempt = 1;
-    s.holder = "rank0";
+    s.holder = LeaseHolder::kRank0;
     s.host = Host();
     s.pid = 1;
     s.state = hold;
@@ -75,7 +76,7 @@ class LeaseWatchTest : public ::testing::Test {
     s.lease_expires_at = "2026-11-29T08:00:41.300Z";
     ASSERT_TRUE(WriteLeaseState(dir_ / "lease.state", s).ok());
   }
-  std::unique_ptr<LeaseWatch> Start(std::chrono::seconds grace) {
+  WatchSpec Spec(std::chrono::seconds grace) {
     WatchSpec spec;
     spec.lease_id = "l_0c8e51d2a4b94f17";
     spec.attempt = 1;
@@ -85,6 +86,10 @@ class LeaseWatchTest : public ::testing::Test {
     spec.poll = 20ms;
     spec.grace = grace;
     spec.signal_retry_delay = 10ms;
+    return spec;
+  }
+  std::unique_ptr<LeaseWatch> Start(std::chrono::seconds grace) {
+    WatchSpec spec = Spec(grace);
     auto dir = OpenOwnedDirectory(dir_.path(), spec.owner, "attempt directory");
     EXPECT_TRUE(dir.ok());
     auto w = LeaseWatch::Start(spec, std::move(dir).value(), [this](int sig) { return signals_.Send(sig); });
@@ -161,6 +166,62 @@ TEST_F(LeaseWatchTest, WatcherThreadBlocksSignals) {
   pthread_sigmask(SIG_SETMASK, nullptr, &after);
   EXPECT_EQ(sigismember(&before, SIGUSR1), sigismember(&after, SIGUSR1));
   EXPECT_TRUE(w->Stop(5s));
+}
+
+// A stand-in for slurmctld that stalls every slurm_kill_job_step up to 10 s
+// (until released), then fails: what a slow controller does to the watcher.
+struct StallingSlurmctld {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool released = false;
+  int calls = 0;
+  Status Kill(int /*sig*/) {
+    std::unique_lock l(mu);
+    ++calls;
+    cv.notify_all();
+    cv.wait_for(l, 10s, [this] { return released; });
+    return Status::Unavailable("slurmctld: socket timed out");
+  }
+  bool AwaitCalls(int n) {
+    std::unique_lock l(mu);
+    return cv.wait_for(l, 10s, [&] { return calls >= n; });
+  }
+  void Release() {
+    std::lock_guard l(mu);
+    released = true;
+    cv.notify_all();
+  }
+  int Calls() {
+    std::lock_guard l(mu);
+    return calls;
+  }
+};
+
+TEST_F(LeaseWatchTest, StoppedWhileSlurmctldStallsReturnsAndFreesNothingInUse) {
+  WriteState(LeaseHold::kLost, NowMs(), CancelReason::kFenced);
+  auto slurmctld = std::make_shared<StallingSlurmctld>();
+  auto in_use = std::make_shared<int>(0);  // lives exactly as long as the watcher's state
+  std::weak_ptr<int> watcher_state = in_use;
+  WatchSpec spec = Spec(0s);
+  spec.signal_tries = 3;
+  auto dir = OpenOwnedDirectory(dir_.path(), spec.owner, "attempt directory");
+  ASSERT_TRUE(dir.ok());
+  auto w = LeaseWatch::Start(spec, std::move(dir).value(),
+                             [slurmctld, in_use = std::move(in_use)](int sig) { return slurmctld->Kill(sig); });
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE(slurmctld->AwaitCalls(1));  // SIGKILL sent; slurmctld stalls
+  // slurm_spank_exit: stop within its bound, then free the watcher, while
+  // its thread is still inside slurm_kill_job_step.
+  EXPECT_FALSE((*w)->Stop(100ms));
+  EXPECT_TRUE((*w)->cancelled());
+  w->reset();
+  slurmctld->Release();  // the call returns into the thread: its state must be alive (ASan)
+  for (auto end = std::chrono::steady_clock::now() + 10s;
+       !watcher_state.expired() && std::chrono::steady_clock::now() < end;) {
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_TRUE(watcher_state.expired()) << "the thread never ended";
+  EXPECT_EQ(slurmctld->Calls(), 1) << "a kill retried after stop was asked";
 }
 
 }  // namespace

@@ -58,25 +58,29 @@ Result<PluginConfig> ParsePluginArgs(const std::vector<std::string_view>& args) 
     } else if (key == "timeout_ms") {
       SCIMESH_ASSIGN_OR_RETURN(int64_t n, ParseBounded(key, value, 100, 30000));
       c.call_timeout = std::chrono::milliseconds(n);
+    } else if (key == "exit_timeout_ms") {
+      SCIMESH_ASSIGN_OR_RETURN(int64_t n, ParseBounded(key, value, 500, 60000));
+      c.exit_timeout = std::chrono::milliseconds(n);
     } else if (key == "require") {
       SCIMESH_ASSIGN_OR_RETURN(c.require, ParseFlag(key, value));
     } else if (key == "allow_insecure_http") {
       SCIMESH_ASSIGN_OR_RETURN(c.allow_insecure_http, ParseFlag(key, value));
     } else {
       return Status::InvalidArgument("unknown argument '" + std::string(key) +
-                                     "' (known: url, credentials, grace_s, poll_ms, timeout_ms, require, "
-                                     "allow_insecure_http)");
+                                     "' (known: url, credentials, grace_s, poll_ms, timeout_ms, exit_timeout_ms, "
+                                     "require, allow_insecure_http)");
     }
   }
   return c;
 }
 
 std::string DescribeConfig(const PluginConfig& c) {
-  std::string s = "url=" + (c.url ? *c.url : std::string("<from lease.json>"));
+  std::string s = "url=" + (c.url ? *c.url : std::string("<none: never reports>"));
   s += c.credentials == Credentials::kNone ? " credentials=none" : " credentials=job_env";
   s += " grace_s=" + std::to_string(c.grace.count());
   s += " poll_ms=" + std::to_string(c.poll.count());
   s += " timeout_ms=" + std::to_string(c.call_timeout.count());
+  s += " exit_timeout_ms=" + std::to_string(c.exit_timeout.count());
   s += std::string(" require=") + (c.require ? "1" : "0");
   s += std::string(" allow_insecure_http=") + (c.allow_insecure_http ? "1" : "0");
   return s;

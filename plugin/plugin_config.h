@@ -21,13 +21,16 @@ enum class Credentials {
 };
 
 struct PluginConfig {
-  // When set, the only coordinator the plugin reports to: a lease.json naming
-  // another coordinator_url is not reported for (watching still happens).
+  // The only coordinator the plugin ever talks to. Unset: the plugin never
+  // opens a connection (it still cancels steps whose lease is lost). A
+  // lease.json naming another origin is not reported for (and logged).
   std::optional<std::string> url;
   Credentials credentials = Credentials::kJobEnvironment;
   std::chrono::seconds grace{10};             // SIGTERM -> SIGKILL
   std::chrono::milliseconds poll{200};        // how often the watcher reads the lease state
   std::chrono::milliseconds call_timeout{5000};  // one report try; connect is min(2 s, this)
+  // slurm_spank_exit returns within this, network and watcher stop included.
+  std::chrono::milliseconds exit_timeout{5000};
   bool require = false;              // srun/sbatch refuse a --scimesh-lease they cannot read
   bool allow_insecure_http = false;  // plain http to a non-loopback coordinator
 };

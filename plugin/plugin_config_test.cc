@@ -14,17 +14,20 @@ TEST(PluginConfig, DefaultsWithoutArguments) {
   EXPECT_EQ(c->grace.count(), 10);
   EXPECT_EQ(c->poll.count(), 200);
   EXPECT_FALSE(c->require);
+  EXPECT_FALSE(c->url.has_value());  // no url=: the plugin never talks to the network
+  EXPECT_EQ(c->exit_timeout.count(), 5000);
 }
 
 TEST(PluginConfig, EveryKey) {
   auto c = ParsePluginArgs({"url=https://coord.example:8470", "credentials=none", "grace_s=0", "poll_ms=50",
-                            "timeout_ms=1500", "require=1", "allow_insecure_http=1"});
+                            "timeout_ms=1500", "exit_timeout_ms=2500", "require=1", "allow_insecure_http=1"});
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(*c->url, "https://coord.example:8470");
   EXPECT_EQ(c->credentials, Credentials::kNone);
   EXPECT_EQ(c->grace.count(), 0);
   EXPECT_EQ(c->poll.count(), 50);
   EXPECT_EQ(c->call_timeout.count(), 1500);
+  EXPECT_EQ(c->exit_timeout.count(), 2500);
   EXPECT_TRUE(c->require);
   EXPECT_TRUE(c->allow_insecure_http);
   EXPECT_NE(DescribeConfig(*c).find("grace_s=0"), std::string::npos);

@@ -35,7 +35,9 @@ class SlurmSink final : public spdlog::sinks::base_sink<std::mutex> {
 }  // namespace
 
 void Log(LogLevel level, std::string_view line) {
-  std::string text(line);
+  // Fields in these lines come from files users write: no control character
+  // reaches slurmd's log (a forged line, a terminal escape).
+  const std::string text = log::EscapeForLog(line);
   switch (level) {
     case LogLevel::kError:
       if (slurm_error) return slurm_error("spank_scimesh: %s", text.c_str());

@@ -3,11 +3,13 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "protocol/atomic_file.h"
+#include "protocol/attempt_files.h"
 #include "protocol/identifiers.h"
 #include "protocol/wire_json.h"
 
@@ -40,13 +42,18 @@ Result<AttemptDir> AttemptDir::Open(const std::string& spool, const Lease& lease
   SCIMESH_RETURN_IF_ERROR(CheckRunId(lease.run_id, "run_id"));
   SCIMESH_RETURN_IF_ERROR(CheckIdentifier(lease.step_id, "step_id"));
   if (lease.attempt < 1) return Status::InvalidArgument("attempt must be >= 1");
-  int spool_fd = ::open(spool.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (spool_fd < 0) return Status::Io("cannot open the spool directory: " + std::string(std::strerror(errno)));
-  UniqueFd spool_owned(spool_fd);
-  SCIMESH_ASSIGN_OR_RETURN(UniqueFd run, OpenDirectoryAt(spool_fd, lease.run_id, true));
+  // Every level is this user's alone: another user who could write in one
+  // could plant lease.json or lease.state, or replace the attempt directory.
+  const uid_t me = ::geteuid();
+  SCIMESH_ASSIGN_OR_RETURN(UniqueFd spool_fd, OpenPrivateDirectory(spool, me, "spool directory"));
+  SCIMESH_ASSIGN_OR_RETURN(UniqueFd run, OpenDirectoryAt(spool_fd.get(), lease.run_id, true));
+  SCIMESH_RETURN_IF_ERROR(CheckPrivateDirectory(run.get(), me, "run directory " + lease.run_id));
   SCIMESH_ASSIGN_OR_RETURN(UniqueFd step, OpenDirectoryAt(run.get(), lease.step_id, true));
+  SCIMESH_RETURN_IF_ERROR(CheckPrivateDirectory(step.get(), me, "step directory " + lease.run_id + "/" + lease.step_id));
   const std::string attempt = std::to_string(lease.attempt);
   SCIMESH_ASSIGN_OR_RETURN(UniqueFd dir, OpenDirectoryAt(step.get(), attempt, true));
+  SCIMESH_RETURN_IF_ERROR(CheckPrivateDirectory(dir.get(), me, "attempt directory " + lease.run_id + "/" +
+                                                                   lease.step_id + "/" + attempt));
   SCIMESH_ASSIGN_OR_RETURN(UniqueFd inputs, OpenDirectoryAt(dir.get(), "inputs", true));
   SCIMESH_ASSIGN_OR_RETURN(UniqueFd artifacts, OpenDirectoryAt(dir.get(), "artifacts", true));
   std::string path = spool;
@@ -55,12 +62,14 @@ Result<AttemptDir> AttemptDir::Open(const std::string& spool, const Lease& lease
   return AttemptDir(std::move(path), std::move(dir));
 }
 
+std::string AttemptDir::state_path() const { return path_ + "/" + kLeaseStateFileName; }
+
 std::string AttemptDir::InputPath(std::string_view step_id, std::string_view name) const {
   return path_ + "/inputs/" + std::string(step_id) + "/" + std::string(name);
 }
 
 Status AttemptDir::WriteLeaseJson(const Lease& lease, std::string_view coordinator_url) const {
-  return WriteFileAtomically(fd_.get(), "lease.json", SerializeLease(lease, coordinator_url), 0600);
+  return WriteFileAtomically(fd_.get(), kLeaseFileName, SerializeLease(lease, coordinator_url), 0600);
 }
 
 Result<UniqueFd> AttemptDir::OpenSubdir(std::string_view name, bool create) const {

@@ -21,13 +21,15 @@ namespace scimesh {
 class AttemptDir {
  public:
   // Creates (or reopens) the directory for `lease` under `spool` (which must
-  // exist), with inputs/ and artifacts/, all 0700.
+  // exist), with inputs/ and artifacts/, all 0700. The spool and every level
+  // must belong to this user and not be writable by group or others
+  // (kPermissionDenied naming the directory otherwise).
   static Result<AttemptDir> Open(const std::string& spool, const Lease& lease);
 
   const std::string& path() const { return path_; }
   int fd() const { return fd_.get(); }
   std::string artifacts_path() const { return path_ + "/artifacts"; }
-  std::string state_path() const { return path_ + "/lease.state"; }
+  std::string state_path() const;
   // inputs/<step_id>/<name>, where a verified input artifact lives.
   std::string InputPath(std::string_view step_id, std::string_view name) const;
 

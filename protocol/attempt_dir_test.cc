@@ -27,6 +27,32 @@ Lease SampleLease() {
   return l;
 }
 
+TEST(AttemptDir, AGroupWritableRunDirectoryIsRefusedByName) {
+  TestDir spool;
+  // Another member of the group could replace the step directory under it.
+  ASSERT_EQ(::mkdir((spool / "r_6f1c2a9e0b7d4c35").c_str(), 0700), 0);
+  ASSERT_EQ(::chmod((spool / "r_6f1c2a9e0b7d4c35").c_str(), 0770), 0);
+  auto dir = AttemptDir::Open(spool.path(), SampleLease());
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().code(), Code::kPermissionDenied);
+  EXPECT_NE(dir.status().message().find("run directory r_6f1c2a9e0b7d4c35"), std::string::npos);
+}
+
+TEST(AttemptDir, ASpoolOrStepDirectoryOfAnotherUserIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to chown";
+  TestDir spool;
+  ASSERT_EQ(::mkdir((spool / "r_6f1c2a9e0b7d4c35").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((spool / "r_6f1c2a9e0b7d4c35/report").c_str(), 0700), 0);
+  ASSERT_EQ(::chown((spool / "r_6f1c2a9e0b7d4c35/report").c_str(), 65534, 65534), 0);
+  auto dir = AttemptDir::Open(spool.path(), SampleLease());
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.status().message().find("step directory r_6f1c2a9e0b7d4c35/report"), std::string::npos);
+  ASSERT_EQ(::chown(spool.path().c_str(), 65534, 65534), 0);
+  auto spool_refused = AttemptDir::Open(spool.path(), SampleLease());
+  ASSERT_FALSE(spool_refused.ok());
+  EXPECT_NE(spool_refused.status().message().find("spool directory"), std::string::npos);
+}
+
 TEST(AttemptDir, CreatesTheDocumentedLayout) {
   TestDir spool;
   auto dir = AttemptDir::Open(spool.path(), SampleLease());

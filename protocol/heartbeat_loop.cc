@@ -189,10 +189,22 @@ void HeartbeatLoop::MarkLost(CancelReason reason) {
 }
 
 bool HeartbeatLoop::YieldLocked() {
-  if (config_.yields_to.empty() || config_.state_path.empty()) return false;
+  if (!config_.yields_to || config_.state_path.empty()) return false;
   auto state = ReadLeaseState(config_.state_path);
-  if (!state.ok() || state->holder != config_.yields_to || state->state != LeaseHold::kHeld) return false;
-  if (!paused_) Log()->info("lease {}: {} holds it now; pausing", config_.call.lease_id, config_.yields_to);
+  if (!state.ok() || state->holder != *config_.yields_to) return false;
+  if (state->state == LeaseHold::kLost) {
+    // The holder we handed over to lost the lease: it is gone for us too.
+    // Never beat (nor write held) over that word, whatever the timing.
+    Log()->warn("lease {}: {} found it lost ({})", config_.call.lease_id, LeaseHolderName(*config_.yields_to),
+                state->reason ? CancelReasonName(*state->reason) : "unknown");
+    finished_ = true;
+    token_->Cancel(state->reason.value_or(CancelReason::kFenced));
+    return true;
+  }
+  if (state->state != LeaseHold::kHeld) return false;
+  if (!paused_) {
+    Log()->info("lease {}: {} holds it now; pausing", config_.call.lease_id, LeaseHolderName(*config_.yields_to));
+  }
   paused_ = true;
   return true;
 }

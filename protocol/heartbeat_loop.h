@@ -38,11 +38,11 @@ struct HeartbeatConfig {
   std::optional<MonoTime> granted_at;
   std::string lease_expires_at;  // informational, copied to the state file
   std::string state_path;        // the lease state file; empty: none
-  std::string holder = "worker";  // "launcher", "rank0" or "worker"
+  LeaseHolder holder = LeaseHolder::kWorker;
   // Another holder this loop hands over to: when the state file says that
-  // holder holds the lease, this loop pauses (no beats, no writes) instead of
-  // overwriting it, until Resume(). Empty: never yields.
-  std::string yields_to;
+  // holder holds the lease (take-over), this loop pauses (no beats, no
+  // writes) instead of overwriting it, until Resume(). nullopt: never yields.
+  std::optional<LeaseHolder> yields_to;
 };
 
 class HeartbeatLoop {
@@ -90,7 +90,9 @@ class HeartbeatLoop {
   void Run();
   void Beat();
   void WriteStateLocked(LeaseHold hold, std::optional<CancelReason> reason);
-  // True (and paused_ set) when the state file says `yields_to` holds the lease.
+  // True (and paused_ set) when the state file says `yields_to` holds the
+  // lease; true (finished_ set, token cancelled) when it says `yields_to`
+  // lost it.
   bool YieldLocked();
 
   Client& client_;

@@ -67,8 +67,8 @@ class LeaseRun {
     }
     token_ = std::make_shared<CancellationToken>();
     HeartbeatConfig hb{call_, Millis(lease_.heartbeat_ms), first_deadline_, claim_sent_at_,
-                       lease_.lease_expires_at, dir_->state_path(), "worker",
-                       /*yields_to=*/"rank0"};  // a launched MPI step's rank 0 takes heartbeating over
+                       lease_.lease_expires_at, dir_->state_path(), LeaseHolder::kWorker,
+                       /*yields_to=*/LeaseHolder::kRank0};  // a launched MPI step's rank 0 takes heartbeating over
     loop_ = std::make_unique<HeartbeatLoop>(beat_client_, std::move(hb), token_);
     if (Status s = loop_->Start(); !s.ok()) return Fail(FailClass::kRetryable, s.message());
 

@@ -16,7 +16,7 @@ LeaseState Sample() {
   LeaseState s;
   s.lease_id = "l_0c8e51d2a4b94f17";
   s.attempt = 1;
-  s.holder = "rank0";
+  s.holder = LeaseHolder::kRank0;
   s.host = "n1";
   s.pid = 4242;
   s.seq = 17;
@@ -41,11 +41,11 @@ TEST(LeaseStateFile, MatchesTheDocumentedFormat) {
 }
 
 TEST(LeaseStateFile, ReasonExactlyWhenLost) {
-  EXPECT_FALSE(ParseLeaseState(R"({"lease_id":"l","attempt":1,"holder":"h","host":"n","pid":1,"state":"lost",)"
+  EXPECT_FALSE(ParseLeaseState(R"({"lease_id":"l","attempt":1,"holder":"rank0","host":"n","pid":1,"state":"lost",)"
                                R"("reason":null,"seq":1,"deadline_mono_ms":1,"lease_expires_at":""})").ok());
-  EXPECT_FALSE(ParseLeaseState(R"({"lease_id":"l","attempt":1,"holder":"h","host":"n","pid":1,"state":"held",)"
+  EXPECT_FALSE(ParseLeaseState(R"({"lease_id":"l","attempt":1,"holder":"rank0","host":"n","pid":1,"state":"held",)"
                                R"("reason":"fenced","seq":1,"deadline_mono_ms":1,"lease_expires_at":""})").ok());
-  EXPECT_FALSE(ParseLeaseState(R"({"lease_id":"l","attempt":1,"holder":"h","host":"n","pid":1,"state":"lost",)"
+  EXPECT_FALSE(ParseLeaseState(R"({"lease_id":"l","attempt":1,"holder":"rank0","host":"n","pid":1,"state":"lost",)"
                                R"("reason":"shutdown","seq":1,"deadline_mono_ms":1,"lease_expires_at":""})").ok());
 }
 

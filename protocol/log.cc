@@ -65,7 +65,7 @@ class RedactingSink final : public spdlog::sinks::sink {
   }
 
   void log(const spdlog::details::log_msg& msg) override {
-    const std::string redacted = Redact(std::string_view(msg.payload.data(), msg.payload.size()));
+    const std::string redacted = EscapeForLog(Redact(std::string_view(msg.payload.data(), msg.payload.size())));
     spdlog::details::log_msg copy = msg;
     copy.payload = spdlog::string_view_t(redacted.data(), redacted.size());
     Inner()->log(copy);
@@ -139,6 +139,26 @@ std::string Redact(std::string_view line) {
     }
   }
   return RedactBearer(std::move(out));
+}
+
+std::string EscapeForLog(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
 }
 
 }  // namespace scimesh::log

@@ -33,4 +33,12 @@ void AddSecret(std::string secret);
 // `line` with registered secrets and bearer credentials replaced by "[redacted]".
 std::string Redact(std::string_view line);
 
+// `text` with every control character (below 0x20, and 0x7f) written as an
+// escape ("\n", "\r", "\t", "\x1b"), so a field someone else wrote (a
+// step's message, a host name, a lease.state reason) cannot forge log lines
+// or drive a terminal. Every line through this
+// module's sink is escaped so; other sinks (SLURM's log, the coordinator's)
+// call it on the fields they print.
+std::string EscapeForLog(std::string_view text);
+
 }  // namespace scimesh::log

@@ -1,6 +1,7 @@
 // The redacting log sink.
 #include "protocol/log.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -34,6 +35,24 @@ TEST(Log, EveryLoggerWritesThroughTheRedactor) {
   const std::string line = out.str();
   EXPECT_NE(line.find("[unit] [warning] refused [redacted] from Bearer [redacted]"), std::string::npos) << line;
   EXPECT_EQ(line.find("tok-"), std::string::npos) << line;
+}
+
+TEST(Log, ControlCharactersCannotForgeLines) {
+  EXPECT_EQ(log::EscapeForLog("n1\n[2026-12-01] [launcher] [info] lease done"),
+            "n1\\n[2026-12-01] [launcher] [info] lease done");
+  EXPECT_EQ(log::EscapeForLog("a\rb\tc\x1b[31md\x7f"), "a\\rb\\tc\\x1b[31md\\x7f");
+  EXPECT_EQ(log::EscapeForLog("plain \xc3\xa9"), "plain \xc3\xa9");  // UTF-8 stays
+}
+
+TEST(Log, EveryLineThroughTheSinkIsEscaped) {
+  std::ostringstream out;
+  log::SetSink(std::make_shared<spdlog::sinks::ostream_sink_mt>(out));
+  log::For("unit")->warn("host {}", "n1\nFORGED LINE");
+  log::For("unit")->flush();
+  log::SetSink(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  const std::string text = out.str();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+  EXPECT_NE(text.find("host n1\\nFORGED LINE"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -1,13 +1,11 @@
 // Deciding whether a body produced a result.
 #include "protocol/step_output.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "protocol/attempt_dir.h"
+#include "protocol/attempt_files.h"
 #include "protocol/json_io.h"
-#include "protocol/unique_fd.h"
 
 namespace scimesh {
 
@@ -26,21 +24,14 @@ Result<std::string> CheckStepOutput(std::string_view text) {
 }
 
 Result<std::string> ReadOutputFile(const AttemptDir& dir) {
-  int fd = ::openat(dir.fd(), "output.json", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Status::InvalidArgument("the step wrote no output.json (empty result)");
-  UniqueFd owned(fd);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    return Status::InvalidArgument("output.json is not a regular file");
+  auto text = ReadAttemptFile(dir.fd(), kOutputFileName, ::geteuid(), kMaxOutputBytes);
+  if (!text.ok()) {
+    if (text.status().code() == Code::kNotFound) {
+      return Status::InvalidArgument("the step wrote no output.json (empty result)");
+    }
+    return Status::InvalidArgument(text.status().message());
   }
-  if (static_cast<size_t>(st.st_size) > kMaxOutputBytes) {
-    return Status::InvalidArgument("output.json is larger than " + std::to_string(kMaxOutputBytes) + " bytes");
-  }
-  std::string text(static_cast<size_t>(st.st_size), '\0');
-  ssize_t n = ::pread(fd, text.data(), text.size(), 0);
-  if (n < 0) return Status::Io("reading output.json failed");
-  text.resize(static_cast<size_t>(n));
-  return CheckStepOutput(text);
+  return CheckStepOutput(*text);
 }
 
 }  // namespace scimesh

@@ -2,6 +2,7 @@
 #include "protocol/token.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +66,19 @@ Result<Token> LoadTokenFromEnvironment() {
     return Validate(token, "SCIMESH_TOKEN");
   }
   return Status::NotFound("no token: set SCIMESH_TOKEN_FILE (a chmod 600 file) or SCIMESH_TOKEN");
+}
+
+bool IsTokenVariable(std::string_view entry) {
+  const std::string_view name = entry.substr(0, entry.find('='));
+  for (const char* v : kTokenVariables) {
+    if (name == v) return true;
+  }
+  return false;
+}
+
+Status ProtectKeyHolder() {
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return Status::Internal("prctl(PR_SET_DUMPABLE, 0) failed");
+  return Status::Ok();
 }
 
 }  // namespace scimesh

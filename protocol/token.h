@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "protocol/status.h"
 
@@ -33,5 +34,16 @@ Result<Token> LoadTokenFile(const std::string& path);
 
 // SCIMESH_TOKEN_FILE if set (preferred), else SCIMESH_TOKEN; kNotFound if neither.
 Result<Token> LoadTokenFromEnvironment();
+
+// The environment variables that lead to the key. A process that does not
+// talk to the coordinator itself (a step's program) must not inherit them.
+inline constexpr const char* kTokenVariables[] = {"SCIMESH_TOKEN", "SCIMESH_TOKEN_FILE"};
+// True when `entry` ("NAME=value", or a bare NAME) is one of kTokenVariables.
+bool IsTokenVariable(std::string_view entry);
+
+// Marks this process as holding the key: not dumpable (no core file, no
+// ptrace or /proc/<pid>/mem by other processes of the same user). execve of
+// another program resets it. Thread-safe; failures are reported.
+Status ProtectKeyHolder();
 
 }  // namespace scimesh

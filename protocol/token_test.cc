@@ -1,7 +1,10 @@
 // Loading the token: a 0600 file or the environment, validated.
 #include "protocol/token.h"
 
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 
@@ -65,6 +68,27 @@ TEST_F(TokenTest, ALoadedTokenIsRedactedFromLogs) {
   auto t = LoadTokenFile(WriteTokenFile("tok-loaded-6b1e", 0600));
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(log::Redact("key tok-loaded-6b1e was refused"), "key [redacted] was refused");
+}
+
+TEST(KeyHolder, TheKeysVariablesAreKnownByName) {
+  EXPECT_TRUE(IsTokenVariable("SCIMESH_TOKEN=abc"));
+  EXPECT_TRUE(IsTokenVariable("SCIMESH_TOKEN_FILE=/x"));
+  EXPECT_TRUE(IsTokenVariable("SCIMESH_TOKEN"));
+  EXPECT_FALSE(IsTokenVariable("SCIMESH_TOKENS=1"));
+  EXPECT_FALSE(IsTokenVariable("SCIMESH_URL=http://x"));
+}
+
+TEST(KeyHolder, AProcessHoldingTheKeyIsNotDumpable) {
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::prctl(PR_GET_DUMPABLE) != 1) ::_exit(2);
+    if (!ProtectKeyHolder().ok()) ::_exit(3);
+    ::_exit(::prctl(PR_GET_DUMPABLE) == 0 ? 0 : 4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ class HeartbeatLoopTest : public ::testing::Test {
     c.deadline = LeaseDeadline::FromTtl(std::chrono::steady_clock::now(), ttl);
     c.lease_expires_at = "2026-11-29T08:00:30.000Z";
     c.state_path = state_path_;
-    c.holder = "rank0";
+    c.holder = LeaseHolder::kRank0;
     return c;
   }
 
@@ -69,7 +69,7 @@ TEST_F(HeartbeatLoopTest, BeatsKeepTheNewExpiryAndRewriteTheStateFile) {
   auto state = ReadLeaseState(state_path_);
   ASSERT_TRUE(state.ok()) << state.status().ToString();
   EXPECT_EQ(state->state, LeaseHold::kHeld);
-  EXPECT_EQ(state->holder, "rank0");
+  EXPECT_EQ(state->holder, LeaseHolder::kRank0);
   EXPECT_EQ(state->attempt, 2);
   EXPECT_EQ(state->lease_expires_at, "2026-11-29T08:00:41.300Z");
   EXPECT_EQ(state->deadline_mono_ms, MonoMillis(loop.deadline().at()));

@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   LeaseState s;
   s.lease_id = argv[3];
   s.attempt = std::atoll(argv[4]);
-  s.holder = "rank0";
+  s.holder = LeaseHolder::kRank0;
   s.host = argv[5];
   s.pid = 1;
   std::string state = argv[6];

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # System tests of spank_scimesh.so on the dev cluster (n1, n2). One scenario
-# per run: untouched | bad_option | bad_args | fenced | hung | scancel | bench.
+# per run: untouched | bad_option | bad_args | fenced | hung | scancel |
+# planted_url | bench.
 # Leases are claimed with curl from a real coordinator; this script plays the
 # heartbeating rank 0 by writing the lease state file itself, so it controls
 # when a lease is lost or stops being renewed.
@@ -216,7 +217,7 @@ case $scenario in
 
   scancel)
     coordinator_start --lease-ttl-ms 60000 --heartbeat-ms 10000
-    plugin_config grace_s=1 poll_ms=100 timeout_ms=3000
+    plugin_config url="$SCIMESH_URL" grace_s=1 poll_ms=100 timeout_ms=3000
     lease_claim
     write_state n1 held 1 600000
     note "a batch job holding the lease is scancelled"
@@ -239,6 +240,47 @@ case $scenario in
     api GET "/runs/$RUN/journal" | jq -e '[.events[] | select(.type == "attempt_failed")] | length == 1' >/dev/null ||
       fail "the fail was not recorded exactly once"
     wait_nodes_idle
+    ;;
+
+  planted_url)
+    # lease.json names a listener of the user's choosing: the root plugin must
+    # never send it the key, with url= (refused, logged) or without (no network).
+    coordinator_start --lease-ttl-ms 60000 --heartbeat-ms 10000
+    python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+while True:
+    c, _ = s.accept(); open(sys.argv[2], "a").write("connection\n"); c.close()
+' "$WORK/listener.port" "$WORK/listener.log" &
+    LISTENER=$!
+    wait_for "the listener" 10 test -s "$WORK/listener.port"
+    : >"$WORK/listener.log"
+    planted="http://127.0.0.1:$(<"$WORK/listener.port")"
+    export SCIMESH_WORKER_ID=$WORKER_ID SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
+    for config in "" "url=$SCIMESH_URL"; do
+      rm -rf "$WORK/attempt"
+      plugin_config $config grace_s=1 poll_ms=100 timeout_ms=1000 exit_timeout_ms=3000
+      lease_claim
+      (umask 077; jq --arg u "$planted" '. + {coordinator_url: $u}' "$ATTEMPT_DIR/lease.json" >"$WORK/planted.json")
+      mv "$WORK/planted.json" "$ATTEMPT_DIR/lease.json"
+      write_state n1 held 1 600000
+      note "plugin '${config:-no url=}': a job whose lease.json names another coordinator is scancelled"
+      job=$(sbatch --parsable -N2 -o "$WORK/batch.out" \
+        --wrap "srun -N2 -n2 --scimesh-lease='$ATTEMPT_DIR' bash -c '$TASK' '$ATTEMPT_DIR'")
+      JOB_IDS+=" $job"
+      await_tasks 2
+      scancel "$job"
+      wait_for "job $job to end" 30 bash -c "[[ -z \$(squeue -h -j $job 2>/dev/null) ]]"
+      wait_nodes_idle
+      [[ ! -s $WORK/listener.log ]] || fail "the plugin connected to the coordinator named in lease.json"
+      cls=$(api GET "/runs/$RUN" | jq -r '.steps[0].attempts[0].error.class // empty')
+      [[ -z $cls ]] || fail "a fail ($cls) was reported although the plugin must not report this lease"
+      rm -rf "$ATTEMPT_DIR/pids"
+    done
+    grep -q "spank_scimesh: lease $LEASE not reported: lease.json names a coordinator other than the configured one" \
+      "$SCIMESH_CLUSTER_DIR"/log/slurmd-*.log || fail "the refusal of the planted coordinator was not logged"
+    kill "$LISTENER"
     ;;
 
   bench)

@@ -1,0 +1,90 @@
+// Reading a step's results safely from its attempt directory.
+#include "launcher/step_results.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+#include "protocol/attempt_dir.h"
+#include "protocol/attempt_files.h"
+#include "protocol/step_output.h"
+
+namespace scimesh::launcher {
+namespace {
+
+// A file the step may or may not have written: absent is fine, refused is not.
+Result<std::optional<std::string>> ReadOptional(int dir_fd, const char* name, uid_t owner, size_t max_bytes) {
+  auto text = ReadAttemptFile(dir_fd, name, owner, max_bytes);
+  if (text.ok()) return std::optional<std::string>(std::move(*text));
+  if (text.status().code() == Code::kNotFound) return std::optional<std::string>();
+  return text.status();
+}
+
+Status ReadUsage(int dir_fd, uid_t owner, std::map<std::string, double>* usage) {
+  auto doc = ReadAttemptJson(dir_fd, kUsageFileName, owner, kMaxResultFileBytes);
+  if (!doc.ok()) return doc.status().code() == Code::kNotFound ? Status::Ok() : doc.status();
+  if (!doc->IsObject()) return Status::InvalidArgument(std::string(kUsageFileName) + ": not a JSON object");
+  for (const auto& kv : doc->GetObject()) {
+    if (kv.value.IsNumber()) (*usage)[std::string(kv.name.GetString(), kv.name.GetStringLength())] = kv.value.GetDouble();
+  }
+  return Status::Ok();
+}
+
+// Every regular, non-hidden file in artifacts/, with the media type a
+// scimesh_step_add_artifact sidecar gives (else octet-stream).
+Status ReadArtifacts(int dir_fd, uid_t owner, StepResults* out) {
+  auto dir = OpenDirectoryAt(dir_fd, kArtifactsDirName, false);
+  if (!dir.ok()) return dir.status().code() == Code::kIo ? Status::Ok() : dir.status();  // none
+  // fdopendir owns the descriptor it is given: hand it a duplicate.
+  DIR* d = ::fdopendir(::fcntl(dir->get(), F_DUPFD_CLOEXEC, 0));
+  if (d == nullptr) return Status::Ok();
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] != '.') names.emplace_back(e->d_name);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names) {
+    struct stat st {};
+    if (::fstatat(dir->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    auto media = ReadAttemptFile(dir->get(), "." + name + ".media-type", owner, kMaxSidecarFileBytes);
+    out->artifacts.emplace_back(name, media.ok() ? *media : "application/octet-stream");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<StepResults> ReadStepResults(int dir_fd, uid_t owner) {
+  StepResults r;
+  SCIMESH_ASSIGN_OR_RETURN(r.state_patch, ReadOptional(dir_fd, kStatePatchFileName, owner, kMaxResultFileBytes));
+  SCIMESH_RETURN_IF_ERROR(ReadUsage(dir_fd, owner, &r.usage));
+  SCIMESH_RETURN_IF_ERROR(ReadArtifacts(dir_fd, owner, &r));
+  SCIMESH_ASSIGN_OR_RETURN(r.output, ReadOptional(dir_fd, kOutputFileName, owner, kMaxOutputBytes));
+  return r;
+}
+
+std::optional<std::string> FirstRankFailure(const std::string& step_err) {
+  static const std::regex srun(R"(srun: error: ([A-Za-z0-9._-]+): tasks? ([0-9-]+): ([A-Za-z ()0-9]+))");
+  static const std::regex mpirun(R"(process rank ([0-9]+) with PID [0-9]+ on node ([A-Za-z0-9._-]+) exited on signal ([0-9]+) \(([A-Za-z ]+)\))");
+  std::istringstream lines(step_err);
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (std::regex_search(line, m, srun)) {
+      const std::string what = m[3];
+      if (what.rfind("Terminated", 0) == 0 || what.rfind("Killed", 0) == 0) continue;
+      return "task " + m[2].str() + " on " + m[1].str() + ": " + what;
+    }
+    if (std::regex_search(line, m, mpirun)) {
+      return "rank " + m[1].str() + " on " + m[2].str() + ": signal " + m[3].str() + " (" + m[4].str() + ")";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace scimesh::launcher

@@ -1,0 +1,37 @@
+// What a launched step left in its attempt directory for the report:
+// output.json, state_patch.json, usage.json and the artifacts it declared.
+// All of it was written by the step's code, so all of it is read with the
+// safe reader (protocol/attempt_files.h): no symlink, no FIFO, no file of
+// another user, size-capped, JSON depth-limited.
+//
+// Free functions; thread-safe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/status.h"
+
+namespace scimesh::launcher {
+
+struct StepResults {
+  std::optional<std::string> output;       // output.json as written; nullopt when absent
+  std::optional<std::string> state_patch;  // state_patch.json; nullopt when absent
+  std::map<std::string, double> usage;     // usage.json's numbers
+  std::vector<std::pair<std::string, std::string>> artifacts;  // name, media type; sorted by name
+};
+
+// Reads the results of the attempt directory `dir_fd`, whose files must
+// belong to `owner`. An error names the file and why it was refused.
+Result<StepResults> ReadStepResults(int dir_fd, uid_t owner);
+
+// The first rank that died on its own, as srun or mpirun reported it in
+// `step_err` ("task 2 on n2: Segmentation fault"); ranks terminated because
+// of it are skipped. Node names and signal names only: no paths.
+std::optional<std::string> FirstRankFailure(const std::string& step_err);
+
+}  // namespace scimesh::launcher

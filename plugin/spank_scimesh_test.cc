@@ -1,0 +1,160 @@
+// The real spank_scimesh.so, loaded the way slurmstepd loads it, with the
+// spank_* and slurm_* functions it calls provided by this test (a stand-in for
+// slurmstepd and slurmctld). SLURM calls --scimesh-lease's callback more than
+// once in remote context: the value used is the last one given, never an
+// accumulation; and the plugin, without url=, still kills the step on loss.
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+extern "C" {
+#include <slurm/spank.h>
+}
+
+#include "protocol/host_name.h"
+#include "protocol/lease_state.h"
+#include "protocol/test_dir.h"
+#include "protocol/test_lease.h"
+#include "protocol/wire_json.h"
+
+namespace {
+
+std::mutex g_mu;
+std::vector<std::string> g_logs;
+std::vector<int> g_kills;
+spank_option* g_option = nullptr;
+uint32_t g_task_global_id = 0;
+
+void Record(const char* format, va_list ap) {
+  char buf[4096];
+  std::vsnprintf(buf, sizeof buf, format, ap);
+  std::lock_guard l(g_mu);
+  g_logs.emplace_back(buf);
+}
+
+}  // namespace
+
+// What slurmstepd provides to the plugin (exported from this executable).
+extern "C" {
+spank_context_t spank_context(void) { return S_CTX_REMOTE; }
+const char* spank_strerror(spank_err_t) { return "stub"; }
+spank_err_t spank_option_register(spank_t, struct spank_option* opt) {
+  g_option = opt;
+  return static_cast<spank_err_t>(ESPANK_SUCCESS);
+}
+spank_err_t spank_getenv(spank_t, const char*, char*, int) { return static_cast<spank_err_t>(ESPANK_ENV_NOEXIST); }
+spank_err_t spank_get_item(spank_t, spank_item_t item, ...) {
+  va_list ap;
+  va_start(ap, item);
+  switch (item) {
+    case S_JOB_UID: *va_arg(ap, uid_t*) = ::getuid(); break;
+    case S_JOB_GID: *va_arg(ap, gid_t*) = ::getgid(); break;
+    case S_JOB_ID: *va_arg(ap, uint32_t*) = 7; break;
+    case S_JOB_STEPID: *va_arg(ap, uint32_t*) = 0; break;
+    case S_JOB_LOCAL_TASK_COUNT: *va_arg(ap, uint32_t*) = 1; break;
+    case S_TASK_GLOBAL_ID: *va_arg(ap, uint32_t*) = g_task_global_id; break;
+    default: va_end(ap); return static_cast<spank_err_t>(ESPANK_BAD_ARG);
+  }
+  va_end(ap);
+  return static_cast<spank_err_t>(ESPANK_SUCCESS);
+}
+void slurm_error(const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  Record(format, ap);
+  va_end(ap);
+}
+void slurm_info(const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  Record(format, ap);
+  va_end(ap);
+}
+int slurm_kill_job_step(uint32_t, uint32_t, uint16_t signal) {
+  std::lock_guard l(g_mu);
+  g_kills.push_back(signal);
+  return 0;
+}
+}
+
+namespace scimesh {
+namespace {
+
+using Hook = int (*)(spank_t, int, char**);
+
+std::string Logs() {
+  std::lock_guard l(g_mu);
+  std::string all;
+  for (const auto& s : g_logs) all += s + "\n";
+  return all;
+}
+
+size_t Kills() {
+  std::lock_guard l(g_mu);
+  return g_kills.size();
+}
+
+void WriteState(const TestDir& dir, LeaseHold hold, std::optional<CancelReason> reason, int64_t seq) {
+  LeaseState s;
+  s.lease_id = "l_0c8e51d2a4b94f17";
+  s.attempt = 1;
+  s.holder = LeaseHolder::kRank0;
+  s.host = HostName();
+  s.pid = 1;
+  s.state = hold;
+  s.reason = reason;
+  s.seq = seq;
+  s.deadline_mono_ms = int64_t{1} << 50;
+  ASSERT_TRUE(WriteLeaseState(dir / "lease.state", s).ok());
+}
+
+TEST(SpankModule, TheOptionCallbackRunTwiceInRemoteContextKeepsTheLastValue) {
+  TestDir dir;
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0700), 0);
+  TestDir::Write(dir / "lease.json", SerializeLease(TestLease(), std::string_view("http://127.0.0.1:1")));
+  ASSERT_EQ(::chmod((dir / "lease.json").c_str(), 0600), 0);
+  WriteState(dir, LeaseHold::kHeld, std::nullopt, 1);
+
+  void* module = ::dlopen(SCIMESH_SPANK_MODULE, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(module, nullptr) << ::dlerror();
+  auto init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_init"));
+  auto user_init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_user_init"));
+  auto post_fork = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_task_post_fork"));
+  auto exit_hook = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_exit"));
+  ASSERT_TRUE(init && user_init && post_fork && exit_hook);
+
+  // No url=: the plugin must still watch and kill, and never open a connection.
+  char a0[] = "grace_s=1", a1[] = "poll_ms=20";
+  char* args[] = {a0, a1};
+  ASSERT_EQ(init(nullptr, 2, args), 0);
+  ASSERT_NE(g_option, nullptr);
+  ASSERT_NE(g_option->cb, nullptr);
+  // slurmstepd delivers the option again (remote=1), possibly more than once.
+  EXPECT_EQ(g_option->cb(g_option->val, "relative/stale-value", 1), 0);  // never fails a remote hook
+  EXPECT_EQ(g_option->cb(g_option->val, dir.path().c_str(), 1), 0);
+  EXPECT_EQ(g_option->cb(g_option->val, dir.path().c_str(), 1), 0);
+  ASSERT_EQ(user_init(nullptr, 0, nullptr), 0);
+  ASSERT_EQ(post_fork(nullptr, 0, nullptr), 0);  // task 0, the only local task: the watcher starts
+  EXPECT_NE(Logs().find("watching lease l_0c8e51d2a4b94f17 attempt 1 for step 7.0"), std::string::npos) << Logs();
+  EXPECT_EQ(Logs().find("unwatched"), std::string::npos) << Logs();
+
+  WriteState(dir, LeaseHold::kLost, CancelReason::kFenced, 2);
+  for (int i = 0; i < 1000 && Kills() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_GE(Kills(), 1u) << Logs();
+  EXPECT_EQ(exit_hook(nullptr, 0, nullptr), 0);  // the step ended: SIGKILL at once, watcher joined
+  std::lock_guard l(g_mu);
+  EXPECT_EQ(g_kills, (std::vector<int>{SIGTERM, SIGKILL}));
+}
+
+}  // namespace
+}  // namespace scimesh

@@ -1,0 +1,221 @@
+// The launcher, scimesh-rank and the lease contract attacked from the
+// attempt directory, against a coordinator test double (FakeCoordinator):
+//  - a lease.json naming a listener of the step's choosing: the listener
+//    receives nothing, the step runs against the configured coordinator;
+//  - the step's program dumps its environment: no key in it, nor in any
+//    file of the attempt directory;
+//  - a FIFO planted as lease.state: walltime is still enforced;
+//  - the N-th heartbeat refused (fenced, run_terminal) while a body exits at
+//    once on SIGTERM or ignores it: never a complete or fail afterwards,
+//    over many repetitions (SCIMESH_RACE_REPS, default 50).
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "launcher/step_body.h"
+#include "protocol/host_name.h"
+#include "protocol/lease_runner.h"
+#include "protocol/test_dir.h"
+#include "tests/client/fake_coordinator.h"
+
+namespace scimesh::launcher {
+namespace {
+
+using scimesh::testing::CallOf;
+using scimesh::testing::FakeCoordinator;
+using scimesh::testing::RecordedRequest;
+using scimesh::testing::Reply;
+
+constexpr char kToken[] = "attack-test-key-9f8e7d6c5b4a";
+
+// Counts TCP connections on a loopback port: the stand-in for a listener
+// another user (or the step) controls.
+class Listener {
+ public:
+  Listener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::listen(fd_, 16);
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        pollfd p{fd_, POLLIN, 0};
+        if (::poll(&p, 1, 50) == 1) {
+          int c = ::accept(fd_, nullptr, nullptr);
+          if (c >= 0) ::close(c);
+          ++connections_;
+        }
+      }
+    });
+  }
+  ~Listener() {
+    stop_ = true;
+    thread_.join();
+    ::close(fd_);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int connections() const { return connections_.load(); }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> connections_{0};
+  std::thread thread_;
+};
+
+class StepAttackTest : public ::testing::Test {
+ protected:
+  StepAttackTest() : fake_(kToken, /*lease_ttl_ms=*/2000, /*heartbeat_ms=*/100) {
+    ::setenv("SCIMESH_TOKEN", kToken, 1);  // the launcher's key, inherited by what it spawns
+    ::unsetenv("SCIMESH_TOKEN_FILE");
+  }
+
+  // A wrapper standing in for scimesh-rank: `prelude` (shell) runs first in
+  // the attempt directory, then scimesh-rank with a 1 s kill grace.
+  std::string Wrapper(const std::string& prelude) {
+    const std::string path = bin_ / ("rank-wrapper-" + std::to_string(++wrappers_));
+    std::ofstream(path) << "#!/bin/sh\n" << prelude << "\nexec '" << SCIMESH_RANK_BIN << "' --kill-grace 1 \"$@\"\n";
+    ::chmod(path.c_str(), 0755);
+    return path;
+  }
+
+  // Runs `lease` through RunLease with a launched body: `argv` under `wrapper`.
+  LeaseReport Run(const Lease& lease, std::vector<std::string> argv, const std::string& wrapper) {
+    ClientOptions o;
+    o.coordinator_url = fake_.url();
+    o.token = Token(kToken);
+    o.retry_budget = Millis(3000);
+    auto client = Client::Create(o);
+    auto beat_client = Client::Create(o);
+    EXPECT_TRUE(client.ok() && beat_client.ok());
+    StepCommand command;
+    command.argv = std::move(argv);
+    command.mpi = "none";
+    StepLaunch launch;
+    launch.launch.backend = Backend::kLocal;
+    launch.launch.rank_wrapper = wrapper;
+    launch.launch.env = {{"SCIMESH_WORKER_ID", "w-attack"}, {"SCIMESH_URL", fake_.url()}};
+    launch.command = &command;
+    launch.placement.nodes = {{HostName(), 1, {0}, {}}};
+    launch.placement.ranks = {{0, 0, {0}, {}, {}}};
+    launch.kill_grace = std::chrono::milliseconds(1000);
+    StepBody body = [&launch](StepContext& ctx) { return RunLaunchedStep(ctx, launch); };
+    LeaseRunSetup setup{"w-attack", spool_.path(), fake_.url()};
+    return RunLease(lease, std::chrono::steady_clock::now(), &body, **client, **beat_client, setup);
+  }
+
+  std::string AttemptDir(const Lease& l) const {
+    return spool_.path() + "/" + l.run_id + "/" + l.step_id + "/" + std::to_string(l.attempt);
+  }
+
+  FakeCoordinator fake_;
+  TestDir spool_, bin_;
+  int wrappers_ = 0;
+};
+
+TEST_F(StepAttackTest, APlantedCoordinatorUrlReceivesNothing) {
+  Listener planted;
+  Lease lease = fake_.MakeLease("planted");
+  // What another user or an earlier step could have left: lease.json naming its listener.
+  const std::string plant = "sed -i 's|" + fake_.url() + "|" + planted.url() + "|' lease.json";
+  LeaseReport r = Run(lease, {"/bin/sh", "-c", "echo '{\"ok\":1}' > output.json"}, Wrapper(plant));
+  EXPECT_EQ(planted.connections(), 0) << "the worker key went to the URL in lease.json";
+  EXPECT_EQ(r.end, LeaseEnd::kCompleted) << r.detail;
+  EXPECT_EQ(fake_.Outcome(lease.lease_id), "completed");
+  std::ifstream err(AttemptDir(lease) + "/step.err");
+  std::string text((std::istreambuf_iterator<char>(err)), {});
+  EXPECT_NE(text.find("names a coordinator other than the configured one"), std::string::npos) << text;
+}
+
+TEST_F(StepAttackTest, TheStepsProgramHoldsNoKey) {
+  Lease lease = fake_.MakeLease("envdump");
+  LeaseReport r = Run(lease, {"/bin/sh", "-c", "env > env.txt; echo '{\"ok\":1}' > output.json"}, Wrapper(":"));
+  ASSERT_EQ(r.end, LeaseEnd::kCompleted) << r.detail;
+  std::ifstream env(AttemptDir(lease) + "/env.txt");
+  std::string text((std::istreambuf_iterator<char>(env)), {});
+  ASSERT_NE(text.find("SCIMESH_ATTEMPT_DIR="), std::string::npos) << "the dump did not run";
+  EXPECT_EQ(text.find("SCIMESH_TOKEN"), std::string::npos) << text;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(AttemptDir(lease))) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream f(e.path());
+    std::string content((std::istreambuf_iterator<char>(f)), {});
+    EXPECT_EQ(content.find(kToken), std::string::npos) << "the key is in " << e.path().filename();
+  }
+}
+
+TEST_F(StepAttackTest, AFifoAsLeaseStateDoesNotStopTheWalltime) {
+  Lease lease = fake_.MakeLease("fifo");
+  lease.walltime_s = 2;
+  // Plants a FIFO as lease.state over and over (each rename replaces it).
+  LeaseReport r = Run(lease, {"/bin/sh", "-c", "while :; do rm -f lease.state; mkfifo lease.state; sleep 0.01; done"},
+                      Wrapper("shift; exec \"$@\"  # no rank 0: only the launcher reads lease.state"));
+  EXPECT_EQ(r.end, LeaseEnd::kFailed) << r.detail;
+  ASSERT_EQ(r.fail_class, FailClass::kTimeout) << fake_.FailOf(lease.lease_id)->message;
+}
+
+int Reps() {
+  const char* v = std::getenv("SCIMESH_RACE_REPS");
+  return v != nullptr && std::atoi(v) > 0 ? std::atoi(v) : 50;
+}
+
+// Refuses every heartbeat from the `from`-th on with `reason` (a fenced lease
+// stays fenced); counts the calls made after the first refusal.
+void RefuseHeartbeatsFrom(FakeCoordinator& fake, int from, const std::string& reason) {
+  auto beats = std::make_shared<std::atomic<int>>(0);
+  fake.SetIntercept([beats, from, reason](const RecordedRequest& req) -> std::optional<Reply> {
+    if (CallOf(req) != "heartbeat" || ++*beats < from) return std::nullopt;
+    return Reply::Json(409, R"({"error":"conflict","reason":")" + reason + R"(","message":"refused by the test"})");
+  });
+}
+
+void RaceAgainstRefusal(StepAttackTest* t, const std::string& reason, const std::string& program,
+                        std::function<LeaseReport(const Lease&, std::vector<std::string>)> run,
+                        FakeCoordinator& fake) {
+  for (int i = 0; i < Reps(); ++i) {
+    RefuseHeartbeatsFrom(fake, 2 + i % 3, reason);
+    Lease lease = fake.MakeLease("race" + std::to_string(i));
+    LeaseReport r = run(lease, {"/bin/sh", "-c", program});
+    ASSERT_GT(fake.CallsFor(lease.lease_id, "heartbeat"), 1u) << "repetition " << i << ": no refusal happened";
+    ASSERT_EQ(fake.CallsFor(lease.lease_id, "complete"), 0u) << "repetition " << i;
+    ASSERT_EQ(fake.CallsFor(lease.lease_id, "fail"), 0u) << "repetition " << i << ": " << r.detail;
+    EXPECT_EQ(r.end, LeaseEnd::kAbandoned) << "repetition " << i << ": " << r.detail;
+  }
+  (void)t;
+}
+
+class LeaseRaceTest : public StepAttackTest, public ::testing::WithParamInterface<std::tuple<const char*, bool>> {};
+
+TEST_P(LeaseRaceTest, NothingIsReportedAfterTheRefusal) {
+  const auto [reason, ignores_term] = GetParam();
+  const std::string program = ignores_term ? "trap '' TERM; while :; do sleep 0.05; done" : "exec sleep 60";
+  const std::string wrapper = Wrapper(":");
+  RaceAgainstRefusal(this, reason, program,
+                     [&](const Lease& l, std::vector<std::string> argv) { return Run(l, std::move(argv), wrapper); },
+                     fake_);
+}
+
+INSTANTIATE_TEST_SUITE_P(Refusals, LeaseRaceTest,
+                         ::testing::Combine(::testing::Values("fenced", "run_terminal"), ::testing::Bool()),
+                         [](const auto& param_info) {
+                           return std::string(std::get<0>(param_info.param)) +
+                                  (std::get<1>(param_info.param) ? "_BodyIgnoresSigterm" : "_BodyExitsOnSigterm");
+                         });
+
+}  // namespace
+}  // namespace scimesh::launcher
