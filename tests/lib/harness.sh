@@ -126,7 +126,7 @@ wait_for() {
 use_cluster_cpus() {
   local cluster was
   cluster=$(dirname "${BASH_SOURCE[0]}")/../../scripts/dev-cluster
-  was=$("$cluster" status | sed -n 's/^cpus\/node *//p')
+  was=$("$cluster" status | sed -n 's/^cpus\/node *//p' || true)
   "$cluster" up --cpus "$1" >>"$WORK/dev-cluster.log" 2>&1 || fail "dev-cluster up --cpus $1 failed: $(tail -n 5 "$WORK/dev-cluster.log")"
   CLEANUP_CMDS+=("'$cluster' up ${was:+--cpus $was}")
 }
