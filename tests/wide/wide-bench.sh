@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Benchmark (label bench; figures for docs/performance.md, never pass/fail on
+# time): RANKS ranks over n1 and n2 on the dev cluster at 32 cpus per node,
+# RUNS runs of each:
+#   cancellation -> last rank sees it: from rank 0 writing the lease lost
+#     (lease.state's mtime) to the last rank's cancelled() turning true;
+#   lease loss -> last rank dead: from the same write to the last rank of a
+#     step whose ranks never poll found dead (the SPANK plugin kills them).
+# Oversubscribed on a small machine: compare widths, not absolute times.
+# Usage: wide-bench.sh RANKS [RUNS]
+source "$(dirname "$0")/../lib/harness.sh"
+source "$(dirname "$0")/wide-lib.sh"
+harness_init "wide-bench-${1:?usage: wide-bench.sh RANKS [RUNS]}"
+runs=${2:-${SCIMESH_BENCH_RUNS:-10}}
+wide_setup "$1"
+
+lost_at() {  # seconds since the epoch when rank 0 wrote the loss
+  lost() { jq -e '.state | startswith("lost")' "$DIR/lease.state" >/dev/null 2>&1; }
+  wait_for "rank 0 wrote the lease lost" 60 lost
+  stat -c %.6Y "$DIR/lease.state"
+}
+ms() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%d\n", (b - a) * 1000}'; }
+summary() {  # FILE WHAT
+  sort -n "$1" | awk -v what="$2" -v r="$ranks" '{a[NR] = $1} END {
+    printf "%d ranks (2 nodes): %s, %d runs: p50 %d ms, max %d ms, min %d ms\n", r, what, NR, a[int((NR + 1) / 2)], a[NR], a[1] }'
+}
+
+: >"$WORK/cancel-ms.txt"
+launcher cancel "$WORK/cancel.json"
+for i in $(seq "$runs"); do
+  start native
+  api POST "/runs/$RUN/cancel" -d '{}' >/dev/null
+  from=$(lost_at)
+  wait_for "no process of the step left" 120 none_left
+  last=$(sed -n 's/.*cancelled=1 at \([0-9.]*\)/\1/p' "$DIR/step.out" | sort -n | tail -n1)
+  [[ $(grep -c 'cancelled=1' "$DIR/step.out") == "$ranks" ]] || fail "run $i: not every rank saw cancelled()"
+  ms "$from" "$last" >>"$WORK/cancel-ms.txt"
+done
+wait_for "the launcher (job $JOB) gone" 120 job_gone
+
+: >"$WORK/dead-ms.txt"
+launcher deaf "$WORK/deaf.json" --spank --kill-grace 60
+for i in $(seq "$runs"); do
+  start deaf
+  rank_pids >"$WORK/step-pids.txt"
+  api POST "/runs/$RUN/cancel" -d '{}' >/dev/null
+  from=$(lost_at)
+  any_alive() { local p; for p in $(<"$WORK/step-pids.txt"); do alive "$p" && return 0; done; return 1; }
+  deadline=$((SECONDS + 120))
+  while any_alive; do
+    ((SECONDS < deadline)) || fail "run $i: ranks alive 120 s after the loss"
+    sleep 0.01
+  done
+  ms "$from" "$(date +%s.%N)" >>"$WORK/dead-ms.txt"
+  wait_for "no process of the step left" 120 none_left
+done
+
+summary "$WORK/cancel-ms.txt" "lease lost -> last rank sees cancelled()"
+summary "$WORK/dead-ms.txt" "lease lost -> last rank dead (SPANK plugin, grace_s=1)"
