@@ -9,6 +9,7 @@
 #   - each rank's affinity (/proc/<pid>/status) is its cpus in placement.json
 #     where this machine has them, and placement.json gives no cpu twice on
 #     a node;
+#   - every rank has TRACEPARENT, its lease's trace context;
 #   - cancelling the run: every native rank sees cancelled(), every wrapped
 #     rank is stopped, no process of the step is left on either node;
 #   - lease loss with ranks that never poll (a second launcher, --spank):
@@ -96,6 +97,10 @@ for workflow in native wrapped; do
   start "$workflow"
   one_heartbeat_stream
   pinned_as_placed
+  # Every rank on both nodes has the run's trace context, from its lease.
+  want=$(jq -r '"00-\(.trace_id)-\(.span_id)-01"' "$DIR/lease.json")
+  [[ $(cat "$DIR"/traceparent/* | sort | uniq -c | awk '{print $1, $2}') == "$ranks $want" ]] ||
+    fail "TRACEPARENT of the ranks: $(cat "$DIR"/traceparent/* | sort | uniq -c) (lease: $want)"
   api POST "/runs/$RUN/cancel" -d '{}' >/dev/null
   wait_for "no process of the $workflow step left on n1 or n2" 120 none_left
   if [[ $workflow == native ]]; then

@@ -1,6 +1,6 @@
 /* A rank of the wide-step system tests (tests/wide). Every rank writes its
- * pid to pids/<host>.<rank> in its working directory (the attempt
- * directory), then waits for the end:
+ * pid to pids/<host>.<rank> and its TRACEPARENT to traceparent/<host>.<rank>
+ * in its working directory (the attempt directory), then waits for the end:
  *   native (linked with libscimesh_mpi), input {"mode":"cancel"}: polls
  *     cancelled() and prints "rank R: cancelled=1 at <epoch s>" when it turns;
  *   native, input {"mode":"ignore"}: never polls; only the SPANK plugin ends it;
@@ -17,15 +17,26 @@
 #include <scimesh/step.h>
 #endif
 
-static void WritePid(int rank) {
+/* Writes `text` and a newline to DIR/<host>.<rank>. */
+static void WriteRankFile(const char* dir, int rank, const char* text) {
   char host[64] = {0}, path[160];
   gethostname(host, sizeof host - 1);
-  mkdir("pids", 0755);
-  snprintf(path, sizeof path, "pids/%s.%d", host, rank);
+  mkdir(dir, 0755);
+  snprintf(path, sizeof path, "%s/%s.%d", dir, host, rank);
   FILE* f = fopen(path, "w");
   if (f == NULL) MPI_Abort(MPI_COMM_WORLD, 2);
-  fprintf(f, "%d\n", (int)getpid());
+  fprintf(f, "%s\n", text);
   fclose(f);
+}
+
+/* The rank's TRACEPARENT to traceparent/, then its pid to pids/ (last: the
+ * tests wait for every pid file). */
+static void WritePid(int rank) {
+  const char* traceparent = getenv("TRACEPARENT");
+  WriteRankFile("traceparent", rank, traceparent != NULL ? traceparent : "(unset)");
+  char pid[32];
+  snprintf(pid, sizeof pid, "%d", (int)getpid());
+  WriteRankFile("pids", rank, pid);
 }
 
 int main(int argc, char** argv) {
