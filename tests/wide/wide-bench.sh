@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Benchmark (label bench; figures for docs/performance.md, never pass/fail on
 # time): RANKS ranks over n1 and n2 on the dev cluster at 32 cpus per node,
-# RUNS runs of each:
-#   cancellation -> last rank sees it: from rank 0 writing the lease lost
-#     (lease.state's mtime) to the last rank's cancelled() turning true;
-#   lease loss -> last rank dead: from the same write to the last rank of a
-#     step whose ranks never poll found dead (the SPANK plugin kills them).
+# RUNS runs of each, from the coordinator refusing rank 0's heartbeat (409,
+# the run was cancelled; its request log line, ms) to:
+#   cancellation -> the last rank's cancelled() turning true;
+#   lease loss -> the last rank of a step whose ranks never poll found dead
+#     (the SPANK plugin kills them).
 # Oversubscribed on a small machine: compare widths, not absolute times.
 # Usage: wide-bench.sh RANKS [RUNS]. Minutes of oversubscribed MPI starts: it
 # runs only with SCIMESH_WIDE_BENCH=1, else it reports itself skipped (77).
@@ -19,10 +19,12 @@ harness_init "wide-bench-${1:?usage: wide-bench.sh RANKS [RUNS]}"
 runs=${2:-${SCIMESH_BENCH_RUNS:-10}}
 wide_setup "$1"
 
-lost_at() {  # seconds since the epoch when rank 0 wrote the loss
-  lost() { jq -e '.state | startswith("lost")' "$DIR/lease.state" >/dev/null 2>&1; }
-  wait_for "rank 0 wrote the lease lost" 60 lost
-  stat -c %.6Y "$DIR/lease.state"
+lost_at() {  # seconds since the epoch when the coordinator refused rank 0's heartbeat
+  local line
+  refused() { grep -q "POST /v1/api/steps/$LEASE/heartbeat -> 409" "$WORK/coordinator.log"; }
+  wait_for "the coordinator refused a heartbeat of $LEASE" 60 refused
+  line=$(grep -m1 "POST /v1/api/steps/$LEASE/heartbeat -> 409" "$WORK/coordinator.log")
+  date -d "${line%% *}" +%s.%N
 }
 ms() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%d\n", (b - a) * 1000}'; }
 summary() {  # FILE WHAT
@@ -31,7 +33,8 @@ summary() {  # FILE WHAT
 }
 
 : >"$WORK/cancel-ms.txt"
-launcher cancel "$WORK/cancel.json"
+# A long --idle-exit: the checks between runs may take longer than the default 4 s.
+launcher cancel "$WORK/cancel.json" --idle-exit 600
 for i in $(seq "$runs"); do
   start native
   api POST "/runs/$RUN/cancel" -d '{}' >/dev/null
@@ -41,10 +44,11 @@ for i in $(seq "$runs"); do
   [[ $(grep -c 'cancelled=1' "$DIR/step.out") == "$ranks" ]] || fail "run $i: not every rank saw cancelled()"
   ms "$from" "$last" >>"$WORK/cancel-ms.txt"
 done
+scancel "$JOB"
 wait_for "the launcher (job $JOB) gone" 120 job_gone
 
 : >"$WORK/dead-ms.txt"
-launcher deaf "$WORK/deaf.json" --spank --kill-grace 60
+launcher deaf "$WORK/deaf.json" --spank --kill-grace 60 --idle-exit 600
 for i in $(seq "$runs"); do
   start deaf
   rank_pids >"$WORK/step-pids.txt"
@@ -60,5 +64,5 @@ for i in $(seq "$runs"); do
   wait_for "no process of the step left" 120 none_left
 done
 
-summary "$WORK/cancel-ms.txt" "lease lost -> last rank sees cancelled()"
-summary "$WORK/dead-ms.txt" "lease lost -> last rank dead (SPANK plugin, grace_s=1)"
+summary "$WORK/cancel-ms.txt" "heartbeat refused -> last rank sees cancelled()"
+summary "$WORK/dead-ms.txt" "heartbeat refused -> last rank dead (SPANK plugin, grace_s=1)"

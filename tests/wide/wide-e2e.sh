@@ -92,7 +92,7 @@ expand_list() {  # "0-2,5" -> "0,1,2,5"
 
 # Cancellation, the plugin not watching (it would SIGTERM the ranks as soon as
 # rank 0 writes the loss, racing their own cancelled()).
-launcher cancel "$WORK/cancel.json"
+launcher cancel "$WORK/cancel.json" --idle-exit 600  # the checks between runs take a while
 for workflow in native wrapped; do
   start "$workflow"
   one_heartbeat_stream
@@ -111,11 +111,12 @@ for workflow in native wrapped; do
   note "$workflow: cancelled; all $ranks ranks stopped, none left"
 done
 
+scancel "$JOB"
 wait_for "the first launcher (job $JOB) gone" 120 job_gone
 
 # Lease loss, ranks that never poll: only the plugin can end them (the
 # launcher would wait 60 s).
-launcher deaf "$WORK/deaf.json" --spank --kill-grace 60
+launcher deaf "$WORK/deaf.json" --spank --kill-grace 60 --idle-exit 600
 start deaf
 rank_pids >"$WORK/step-pids.txt"
 api POST "/runs/$RUN/cancel" -d '{}' >/dev/null

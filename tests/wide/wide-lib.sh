@@ -29,7 +29,8 @@ wide_setup() {
 }
 
 # launcher NAME DEFS [flags]: scimesh-launch in a 2 x 32-cpu allocation, which
-# places on 32 cores per node as SLURM declares them; sets JOB.
+# places on 32 cores per node as SLURM declares them; sets JOB. It exits after
+# 4 s idle unless the flags (which come last, and win) say otherwise.
 launcher() {
   local name=$1 defs=$2 regs
   shift 2
