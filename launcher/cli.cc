@@ -58,6 +58,9 @@ Options:
   --scimesh-rank PATH  the rank wrapper (default: beside this program)
   --spank              pass --scimesh-lease to srun (the SPANK plugin is
                        installed on the cluster)
+  --topology SOURCE    place steps as if every node had this hardware: an
+                       hwloc XML file, or synthetic:DESCRIPTION (e.g.
+                       "synthetic:core:32 pu:1"); default: hwloc on this node
   --allow-insecure-http  plain http to a non-loopback coordinator
   -v, --verbose        debug logging
   -h, --help           this help
@@ -175,6 +178,7 @@ int RunCli(int argc, char** argv) {
       else if (a == "--run") ok = value(&v) && (c.run_id = v, true);
       else if (a == "--scimesh-rank") ok = value(&c.launch.rank_wrapper);
       else if (a == "--spank") c.launch.spank_option = true;
+      else if (a == "--topology") ok = value(&c.topology);
       else if (a == "--allow-insecure-http") c.client.allow_insecure_http = true;
       else if (a == "-v" || a == "--verbose") verbose = true;
       else if (a == "--backend") {

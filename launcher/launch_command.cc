@@ -1,6 +1,8 @@
 // Building srun / mpirun / direct command lines for a placed step.
 #include "launcher/launch_command.h"
 
+#include "launcher/step_environment.h"
+
 namespace scimesh::launcher {
 namespace {
 
@@ -32,9 +34,7 @@ Result<LaunchPlan> BuildLaunch(const LaunchContext& ctx, const StepCommand& cmd,
   if (cmd.argv.empty()) return Status::InvalidArgument("the step's command is empty");
   if (placement.nodes.empty() || placement.ranks.empty()) return Status::InvalidArgument("empty placement");
   LaunchPlan plan;
-  plan.env = ctx.env;
-  for (const auto& [k, v] : cmd.env) plan.env[k] = v;
-  plan.env["SCIMESH_ATTEMPT_DIR"] = ctx.attempt_dir;
+  plan.env = StepEnvironment(ctx.env, cmd, lease, ctx.attempt_dir);
 
   const auto ranks = std::to_string(placement.ranks.size());
   const auto& r = lease.resources;

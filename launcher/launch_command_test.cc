@@ -24,6 +24,8 @@ Lease SolveLease() {
   l.lease_id = "l_1";
   l.step_id = "solve-32";
   l.resources = {2, 2, 1, 0};
+  l.trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+  l.span_id = "00f067aa0ba902b7";
   return l;
 }
 
@@ -101,6 +103,8 @@ TEST(LaunchCommandTest, LocalMultiRankUsesMpirunWithoutItsBinding) {
   EXPECT_TRUE(Has(a, "none"));  // --bind-to none: ranks pin themselves
   EXPECT_TRUE(Has(a, "SCIMESH_ATTEMPT_DIR"));
   EXPECT_TRUE(Has(a, "SCIMESH_WORKER_ID"));
+  EXPECT_TRUE(Has(a, "TRACEPARENT"));  // -x: every rank of mpirun gets it
+  EXPECT_EQ(plan->env.at("TRACEPARENT"), "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
 }
 
 TEST(LaunchCommandTest, RefusesEmptyInputs) {

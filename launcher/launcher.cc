@@ -54,7 +54,7 @@ Status Launcher::Prepare() {
                             : HostName() + "/" + std::to_string(::getpid());
   }
 
-  auto local = Topology::LoadThisMachine();
+  auto local = Topology::FromSource(config_.topology);
   if (!local.ok()) return local.status().WithContext("topology");
   auto placer = Placer::Create(NodeSpecsFor(allocation_, *local));
   if (!placer.ok()) return placer.status().WithContext("placement");

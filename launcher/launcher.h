@@ -40,6 +40,9 @@ struct LauncherConfig {
   std::optional<std::string> run_id;    // claim only this run's steps
   LaunchContext launch;                 // srun/mpirun/scimesh-rank paths, --scimesh-lease
   std::chrono::milliseconds kill_grace{10000};
+  // Empty: hwloc on this node. Else an hwloc XML file or "synthetic:<description>",
+  // the hardware placement assumes for every node (ranks pin to what exists).
+  std::string topology;
 };
 
 // Thread-safety: Run() once, from one thread; RequestDrain() from any thread

@@ -326,6 +326,13 @@ Result<std::shared_ptr<const Topology>> Topology::FromSynthetic(std::string_view
   return Adopt(*h);
 }
 
+Result<std::shared_ptr<const Topology>> Topology::FromSource(std::string_view source) {
+  constexpr std::string_view kSynthetic = "synthetic:";
+  if (source.empty()) return LoadThisMachine();
+  if (source.substr(0, kSynthetic.size()) == kSynthetic) return FromSynthetic(source.substr(kSynthetic.size()));
+  return FromXmlFile(std::string(source));
+}
+
 Result<std::string> Topology::ExportXml() const {
   std::lock_guard<std::mutex> lock(export_mutex_);
   char* buffer = nullptr;

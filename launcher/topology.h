@@ -67,6 +67,9 @@ class Topology {
   static Result<std::shared_ptr<const Topology>> FromXmlBuffer(std::string_view xml);
   // An hwloc synthetic description, e.g. "pack:2 numa:2 core:4 pu:2".
   static Result<std::shared_ptr<const Topology>> FromSynthetic(std::string_view description);
+  // The launcher's --topology: empty is this machine, "synthetic:<description>"
+  // a synthetic one, anything else an XML file.
+  static Result<std::shared_ptr<const Topology>> FromSource(std::string_view source);
 
   ~Topology();
   Topology(const Topology&) = delete;

@@ -56,6 +56,14 @@ TEST(TopologyTest, BadSourcesFailWithAStatus) {
   EXPECT_FALSE(Topology::FromXmlFile("/nonexistent/topology.xml").ok());
 }
 
+TEST(TopologyTest, FromSourceNamesSyntheticOrXml) {
+  auto synthetic = Topology::FromSource("synthetic:core:32 pu:1");
+  ASSERT_TRUE(synthetic.ok()) << synthetic.status().ToString();
+  EXPECT_EQ((*synthetic)->pus().size(), 32u);
+  EXPECT_EQ(Topology::FromSource("synthetic:pack:two").status().code(), Code::kInvalidArgument);
+  EXPECT_FALSE(Topology::FromSource("/nonexistent/topology.xml").ok());  // a path: read as XML
+}
+
 TEST(TopologyTest, ThisMachineLoads) {
   // Never destroyed on purpose: destroying the last topology unloads hwloc's
   // PCI plugin, and libpciaccess's global state then shows up as a leak

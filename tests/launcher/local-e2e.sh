@@ -13,7 +13,7 @@ cat >"$WORK/defs.json" <<JSON
 {"workflows": [
   {"workflow": "local-mix", "version": "1", "steps": [
     {"id": "hello", "input": {"name": "{{input.name}}"}, "max_attempts": 1,
-     "run": {"argv": ["jq -c '{greeting: (\"hello \" + .input.name)}' lease.json > output.json && echo notes > artifacts/notes.txt"], "shell": true}},
+     "run": {"argv": ["jq -c '{greeting: (\"hello \" + .input.name), traceparent: \$ENV.TRACEPARENT, trace_id, span_id}' lease.json > output.json && echo notes > artifacts/notes.txt"], "shell": true}},
     {"id": "pair", "needs": ["hello"], "input": {"terms": 1000}, "max_attempts": 1,
      "resources": {"nodes": 1, "ranks_per_node": 2},
      "run": {"argv": ["$SCIMESH_STEP_C_BIN"], "native": true}}]},
@@ -49,6 +49,11 @@ done
 show=$(api GET "/runs/$r1")
 [[ $(jq -r '.steps[] | select(.step_id=="hello") | .output.greeting' <<<"$show") == "hello world" ]] ||
   fail "hello's output is wrong: $show"
+# The step saw its W3C trace context, made of the ids of the lease it ran.
+hello=$(jq -c '.steps[] | select(.step_id=="hello") | .output' <<<"$show")
+note "hello's trace context: $(jq -r .traceparent <<<"$hello")"
+jq -e '.traceparent == "00-\(.trace_id)-\(.span_id)-01" and (.traceparent | test("^00-[0-9a-f]{32}-[0-9a-f]{16}-01$"))' \
+  <<<"$hello" >/dev/null || fail "the step's TRACEPARENT is not its lease's trace context: $hello"
 [[ $(jq -r '.steps[] | select(.step_id=="pair") | .output.sum' <<<"$show") == 500500 ]] || fail "pair's sum is wrong: $show"
 [[ $(jq -r '.steps[] | select(.step_id=="pair") | .output.ranks' <<<"$show") == 2 ]] || fail "pair did not run 2 ranks"
 

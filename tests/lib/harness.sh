@@ -123,3 +123,13 @@ wait_for() {
     sleep 0.2
   done
 }
+
+# use_cluster_cpus N: restarts the dev cluster with N cpus per node (more
+# than the machine has oversubscribes it), and back to its count at exit.
+use_cluster_cpus() {
+  local cluster was
+  cluster=$(dirname "${BASH_SOURCE[0]}")/../../scripts/dev-cluster
+  was=$("$cluster" status | sed -n 's/^cpus\/node *//p' || true)
+  "$cluster" up --cpus "$1" >>"$WORK/dev-cluster.log" 2>&1 || fail "dev-cluster up --cpus $1 failed: $(tail -n 5 "$WORK/dev-cluster.log")"
+  CLEANUP_CMDS+=("'$cluster' up ${was:+--cpus $was}")
+}

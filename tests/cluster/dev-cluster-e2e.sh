@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# System tests of scripts/dev-cluster on the running dev cluster. One
+# scenario per run; each leaves the cluster up (the CTest fixture takes it
+# down):
+#   down_cancels_jobs  a running and a pending job: `down` cancels both (the
+#                      running one gets its SIGTERM), the next `up` has none
+#   up_after_kill      slurmctld killed -9 with a job running: `up` comes up
+#                      idle, with no job and no job process left
+#   plugin_of_preset   `up` lists the plugin of the preset asked for, never
+#                      another build's (a sanitizer build sorts first)
+set -euo pipefail
+scenario=${1:?usage: dev-cluster-e2e.sh SCENARIO}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cluster=$repo/scripts/dev-cluster
+# shellcheck source=../lib/harness.sh
+source "$repo/tests/lib/harness.sh"
+use_dev_cluster
+harness_init "dev-cluster-$scenario"
+
+both_idle() { [[ $(sinfo -h -N -o '%N %t' | sort -u | tr '\n' ' ') == "n1 idle n2 idle " ]]; }
+no_jobs() { [[ -z $(squeue -h -o %A) ]]; }
+alive() { [[ -d /proc/$1 && $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]; }
+
+case $scenario in
+  down_cancels_jobs)
+    running=$(sbatch --parsable -N2 --exclusive -o "$WORK/running.out" \
+      --wrap "trap 'echo got-term >\"$WORK/term\"; exit 0' TERM; touch '$WORK/started'; sleep 300 & wait")
+    pending=$(sbatch --parsable -N2 --exclusive -o /dev/null --wrap 'sleep 300')
+    CLEANUP_CMDS+=("scancel $running $pending")
+    wait_for "job $running running" 60 test -e "$WORK/started"
+    [[ $(squeue -h -j "$pending" -o %T) == PENDING ]] || fail "job $pending is not pending: $(squeue)"
+    note "down with job $running running and job $pending pending"
+    "$cluster" down 2>"$WORK/down.log" || fail "down failed: $(cat "$WORK/down.log")"
+    cat "$WORK/down.log"
+    grep -E "cancelled jobs .*\b$running\b" "$WORK/down.log" | grep -qE "\b$pending\b" ||
+      fail "down did not cancel both jobs"
+    [[ -e $WORK/term ]] || fail "the running job was not cancelled (it never got SIGTERM)"
+    note "up again: no job, both nodes idle"
+    "$cluster" up
+    no_jobs || fail "jobs survived down: $(squeue)"
+    both_idle || fail "nodes not idle: $(sinfo -N)"
+    ;;
+
+  up_after_kill)
+    job=$(sbatch --parsable -N2 --exclusive -o /dev/null \
+      --wrap "sleep 300 & echo \$! >'$WORK/sleep.pid'; wait")
+    CLEANUP_CMDS+=("scancel $job")
+    wait_for "job $job running" 60 test -s "$WORK/sleep.pid"
+    sleeper=$(<"$WORK/sleep.pid")
+    note "kill -9 slurmctld while job $job runs (its sleep is pid $sleeper)"
+    kill -KILL "$(<"$SCIMESH_CLUSTER_DIR/run/slurmctld.pid")"
+    "$cluster" status >/dev/null && fail "status says up with slurmctld killed"
+    start=$SECONDS
+    "$cluster" up 2>"$WORK/up.log" || fail "up failed: $(cat "$WORK/up.log")"
+    note "up took $((SECONDS - start)) s"
+    both_idle || fail "nodes not idle: $(sinfo -N)"
+    no_jobs || fail "a job came back: $(squeue)"
+    alive "$sleeper" && fail "the job's process $sleeper survived"
+    ;;
+
+  plugin_of_preset)
+    # A copy of the script in a fake checkout with two built plugins; asan
+    # sorts before dev. The cluster is running, so `up` only rewrites its
+    # configuration (plugstack.conf is read at each step); restored at exit.
+    fake=$WORK/checkout
+    mkdir -p "$fake/scripts" "$fake/build/asan/plugin" "$fake/build/dev/plugin"
+    cp "$cluster" "$fake/scripts/dev-cluster"
+    touch "$fake/build/asan/plugin/spank_scimesh.so" "$fake/build/dev/plugin/spank_scimesh.so"
+    CLEANUP_CMDS+=("'$cluster' up")
+    plugstack=$SCIMESH_CLUSTER_DIR/etc/plugstack.conf
+    listed() { grep -v '^#' "$plugstack" | tr '\n' ' '; }
+    (unset SCIMESH_PRESET SCIMESH_SPANK_PLUGIN; "$fake/scripts/dev-cluster" up)
+    [[ $(listed) == "optional $fake/build/dev/plugin/spank_scimesh.so " ]] || fail "default preset: plugstack lists '$(listed)'"
+    (unset SCIMESH_SPANK_PLUGIN; "$fake/scripts/dev-cluster" --preset asan up)
+    [[ $(listed) == "optional $fake/build/asan/plugin/spank_scimesh.so " ]] || fail "--preset asan: plugstack lists '$(listed)'"
+    (unset SCIMESH_SPANK_PLUGIN; SCIMESH_PRESET=release "$fake/scripts/dev-cluster" up 2>"$WORK/up.log")
+    [[ -z $(listed) ]] || fail "an unbuilt preset: plugstack lists '$(listed)'"
+    grep -q 'build/release/plugin/spank_scimesh.so is not built' "$WORK/up.log" || fail "no note: $(cat "$WORK/up.log")"
+    "$fake/scripts/dev-cluster" --preset 'a b' up 2>/dev/null && fail "accepted a preset name with a space"
+    ;;
+
+  *) fail "unknown scenario '$scenario'" ;;
+esac
+note "ok: $scenario"
