@@ -97,7 +97,7 @@ Status WriteFileAtomically(const std::string& path, std::string_view content, in
 }
 
 Result<LeaseView> ParseLeaseView(std::string_view text) {
-  auto parsed = ParseJson(text, "lease.json");  // iterative, depth-limited
+  auto parsed = ParseJson(text, kLeaseFileName);  // iterative, depth-limited
   if (!parsed.ok()) return parsed.status();
   const rapidjson::Document& doc = *parsed;
   if (!doc.IsObject()) return Status::InvalidArgument("lease.json is not a JSON object");
