@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <atomic>
 #include <thread>
 
 #include "launcher/launcher.h"
@@ -247,11 +248,12 @@ int RunCli(int argc, char** argv) {
       return 1;
     }
     Launcher* l = launcher->get();
-    std::thread signals([l, set] {
+    std::atomic<bool> done{false};
+    std::thread signals([l, set, &done] {
       int count = 0;
       for (;;) {
         int sig = 0;
-        if (sigwait(&set, &sig) != 0) return;
+        if (sigwait(&set, &sig) != 0 || done.load()) return;
         if (sig == SIGUSR1 && count == 0) {
           l->RequestDrain("SIGUSR1");
         } else {
@@ -261,7 +263,18 @@ int RunCli(int argc, char** argv) {
         }
       }
     });
-    signals.detach();
+    // The Launcher is destroyed when this scope ends: the signal thread must be
+    // gone first, or a late SIGTERM reaches a freed Launcher (ThreadSanitizer
+    // saw RequestDrain race ~Launcher after a failed register).
+    struct JoinSignals {
+      std::thread& thread;
+      std::atomic<bool>& done;
+      ~JoinSignals() {
+        done.store(true);
+        pthread_kill(thread.native_handle(), SIGUSR1);  // wakes its sigwait
+        thread.join();
+      }
+    } join_signals{signals, done};
     return l->Run();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scimesh-launch: internal error: %s\n", e.what());
