@@ -85,12 +85,6 @@ int Supervise(const RankWrapperOptions& o, const std::string& dir, const LeaseKe
   // Blocked before the keeper's thread starts, so only sigtimedwait sees them.
   sigprocmask(SIG_BLOCK, &watched, &previous);
 
-  std::unique_ptr<LeaseKeeper> keeper;
-  if (take_over) {
-    auto k = take_over(dir);
-    if (k.ok()) keeper = std::move(*k);
-    else Say(0, "could not take the lease over (" + k.status().ToString() + "); the launcher keeps it");
-  }
   // The program gets this environment without the key, built here (after
   // fork only async-signal-safe calls); filtered rather than unsetenv'd, as
   // the keeper's thread may be reading the environment (libcurl does).
@@ -100,11 +94,13 @@ int Supervise(const RankWrapperOptions& o, const std::string& dir, const LeaseKe
   }
   envp.push_back(nullptr);
   auto argv = CArgv(o.argv);
+  // Non-dumpable before the fork: until exec the child is a copy of this
+  // process, environment (and so the key) included.
+  if (Status p = ProtectKeyHolder(); !p.ok()) Say(0, "cannot protect the key: " + p.ToString());
 
   pid_t child = fork();
   if (child < 0) {
     Say(0, std::string("fork failed: ") + std::strerror(errno));
-    if (keeper) (void)keeper->Release();
     return 127;
   }
   if (child == 0) {
@@ -112,6 +108,16 @@ int Supervise(const RankWrapperOptions& o, const std::string& dir, const LeaseKe
     execvpe(argv[0], argv.data(), envp.data());
     std::fprintf(stderr, "scimesh-rank[0]: cannot run '%s': %s\n", o.argv[0].c_str(), std::strerror(errno));
     _exit(127);
+  }
+
+  // The take-over (lease.json, the key, a client, the heartbeat thread) runs
+  // while the program starts, not before it: the launcher heartbeats until
+  // lease.state names rank 0, so the lease is never without a holder.
+  std::unique_ptr<LeaseKeeper> keeper;
+  if (take_over) {
+    auto k = take_over(dir);
+    if (k.ok()) keeper = std::move(*k);
+    else Say(0, "could not take the lease over (" + k.status().ToString() + "); the launcher keeps it");
   }
 
   int wstatus = 0;
