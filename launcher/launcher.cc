@@ -102,7 +102,7 @@ int Launcher::Run() {
   reg.definitions = commands_->definitions();
   auto registered = claim_client_->Register(reg);
   if (!registered.ok()) {
-    Log()->error("register failed: {}", registered.status().ToString());
+    Log()->error("{}", registered.status().message());  // "register: <what failed and why>"
     return 1;
   }
   lease_ttl_ms_ = registered->lease_ttl_ms;
@@ -155,7 +155,7 @@ void Launcher::ClaimLoop() {
     auto claimed = claim_client_->Claim(req);
     if (!claimed.ok()) {
       if (draining_) break;
-      Log()->warn("claim failed: {}; retrying", claimed.status().ToString());
+      Log()->warn("{}; retrying", claimed.status().message());
       std::unique_lock<std::mutex> lock(mu_);
       changed_.wait_for(lock, std::chrono::seconds(2));
       continue;
