@@ -125,7 +125,7 @@ std::string OriginOf(const std::string& url) {
 // libcurl's own words: the error buffer (which names host and port), plus the
 // code's text when the buffer does not already say it.
 std::string CurlReason(CURLcode code, const char* errbuf) {
-  const std::string generic = curl_easy_strerror(code);
+  std::string generic = curl_easy_strerror(code);
   if (errbuf[0] == '\0') return generic;
   std::string detail = errbuf;
   while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.pop_back();

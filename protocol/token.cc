@@ -53,7 +53,7 @@ Result<Token> LoadTokenFile(const std::string& path) {
   if ((st.st_mode & 077) != 0) {
     ::close(fd);
     char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    (void)std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
     return Status::PermissionDenied(file + " is accessible by group or others (mode " + mode + "); chmod 600 it");
   }
   if (st.st_size > 4096) {

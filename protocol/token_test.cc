@@ -45,7 +45,7 @@ TEST_F(TokenTest, RefusesAFileOthersCanReadNamingThePathAndTheMode) {
     ASSERT_FALSE(t.ok()) << std::oct << mode;
     EXPECT_EQ(t.status().code(), Code::kPermissionDenied);
     char octal[8];
-    std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mode));
+    (void)std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mode));
     EXPECT_EQ(t.status().message(), "the token file " + path + " (SCIMESH_TOKEN_FILE) is accessible by group or others (mode " +
                                         octal + "); chmod 600 it");
   }
