@@ -212,7 +212,11 @@ Result<std::string> AddKey(const std::string& keys_path, const std::string& name
   if (!s.ok()) return s;
 
   int kfd = ::open(keys_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (kfd < 0) return Status::Io("cannot open the keys file " + keys_path + " (--keys): " + std::strerror(errno));
+  if (kfd < 0) {
+    const int err = errno;
+    ::unlink(secret_out.c_str());  // a secret no key matches would only mislead
+    return Status::Io("cannot open the keys file " + keys_path + " (--keys): " + std::strerror(err));
+  }
   s = WriteAll(kfd, name + " " + ScopesText(*bits) + " " + Sha256Hex(secret) +
                         (workflows.empty() ? "" : " workflows=" + workflows) + "\n");
   if (s.ok() && ::fsync(kfd) != 0) s = Status::Io("fsync the keys file");

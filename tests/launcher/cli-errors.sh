@@ -55,4 +55,8 @@ expect serve-no-keys 1 "cannot start: the keys file $WORK/no-keys (--keys): cann
 expect keys-add-no-dir 1 \
   "scimesh-coordinator keys add: cannot create the secret file $WORK/no-dir/secret (--secret-out): No such file or directory" \
   "$SCIMESH_COORDINATOR_BIN" keys add bob --scope worker --keys "$WORK/keys2" --secret-out "$WORK/no-dir/secret"
+expect keys-add-no-keys-dir 1 \
+  "scimesh-coordinator keys add: cannot open the keys file $WORK/no-dir/keys (--keys): No such file or directory" \
+  "$SCIMESH_COORDINATOR_BIN" keys add bob --scope worker --keys "$WORK/no-dir/keys" --secret-out "$WORK/bob.secret"
+[[ ! -e $WORK/bob.secret ]] || fail "keys add left a secret behind for a key it did not add"
 note "CLI errors: OK"
