@@ -89,7 +89,7 @@ Result<std::vector<std::string>> ParseWorkflowGlobs(std::string_view text) {
 
 Result<std::vector<KeyRing::Entry>> KeyRing::ReadFile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) return Status::Io("cannot read the keys file");
+  if (!in) return Status::Io(std::string("cannot read it: ") + std::strerror(errno));
   std::vector<Entry> entries;
   std::string line;
   int lineno = 0;
@@ -100,7 +100,7 @@ Result<std::vector<KeyRing::Entry>> KeyRing::ReadFile(const std::string& path) {
     std::string name, scopes, hash, option, extra;
     fields >> name >> scopes >> hash >> option;
     if (name.empty()) continue;
-    const std::string where = "keys file line " + std::to_string(lineno);
+    const std::string where = "line " + std::to_string(lineno);
     constexpr std::string_view kWorkflows = "workflows=";
     if (!IsKeyName(name) || hash.empty() || (fields >> extra) ||
         (!option.empty() && option.rfind(kWorkflows, 0) != 0)) {
@@ -125,7 +125,7 @@ Result<std::vector<KeyRing::Entry>> KeyRing::ReadFile(const std::string& path) {
 
 Result<KeyRing::FileStamp> KeyRing::Stamp(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return Status::Io(std::string("stat keys file: ") + std::strerror(errno));
+  if (::stat(path.c_str(), &st) != 0) return Status::Io(std::string("cannot read it: ") + std::strerror(errno));
   return FileStamp{static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
                    static_cast<int64_t>(st.st_size), static_cast<uint64_t>(st.st_ino)};
 }
@@ -189,7 +189,7 @@ Result<std::string> AddKey(const std::string& keys_path, const std::string& name
   }
   if (::access(keys_path.c_str(), F_OK) == 0) {
     auto existing = KeyRing::Load(keys_path);
-    if (!existing.ok()) return existing.status();
+    if (!existing.ok()) return existing.status().WithContext("the keys file " + keys_path + " (--keys)");
     // Probe by name through a fresh read (Identify works on secrets only).
     std::ifstream in(keys_path);
     std::string line;
@@ -203,14 +203,20 @@ Result<std::string> AddKey(const std::string& keys_path, const std::string& name
   const std::string secret = "smk_" + RandomHex(32);
 
   int sfd = ::open(secret_out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (sfd < 0) return Status::Io(std::string("cannot create the secret file: ") + std::strerror(errno));
+  if (sfd < 0) {
+    return Status::Io("cannot create the secret file " + secret_out + " (--secret-out): " + std::strerror(errno));
+  }
   Status s = ::fchmod(sfd, 0600) == 0 ? WriteAll(sfd, secret + "\n") : Status::Io("chmod the secret file");
   if (s.ok() && ::fsync(sfd) != 0) s = Status::Io("fsync the secret file");
   ::close(sfd);
   if (!s.ok()) return s;
 
   int kfd = ::open(keys_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (kfd < 0) return Status::Io(std::string("cannot open the keys file: ") + std::strerror(errno));
+  if (kfd < 0) {
+    const int err = errno;
+    ::unlink(secret_out.c_str());  // a secret no key matches would only mislead
+    return Status::Io("cannot open the keys file " + keys_path + " (--keys): " + std::strerror(err));
+  }
   s = WriteAll(kfd, name + " " + ScopesText(*bits) + " " + Sha256Hex(secret) +
                         (workflows.empty() ? "" : " workflows=" + workflows) + "\n");
   if (s.ok() && ::fsync(kfd) != 0) s = Status::Io("fsync the keys file");

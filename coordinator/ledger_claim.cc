@@ -4,6 +4,7 @@
 #include "coordinator/capacity.h"
 #include "coordinator/identifiers.h"
 #include "coordinator/ledger_internal.h"
+#include "coordinator/unfittable.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -119,6 +120,7 @@ ApiResult<ClaimReply> Ledger::Claim(const ClaimRequest& req, const KeyIdentity& 
       if (!*has) return ApiError::BadRequest("worker_id", "is not registered; register before claiming");
     }
     if (auto mine = CheckWorker(tx, req.worker_id, key); !mine.ok()) return mine.error();
+    LEDGER_CHECK(RecordClaimOffer(*db_, req.worker_id, req.free ? &*req.free : nullptr, tx.now));
     std::vector<Candidate> candidates;
     {
       auto q = db_->Sql(kSelectOfferable);

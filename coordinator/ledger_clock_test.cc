@@ -2,11 +2,10 @@
 // within the grace window, expiry after it, backoff before a requeued step is
 // offered again, and run deadlines — each at the exact millisecond, none
 // depending on how fast the machine is.
-#include <cstdlib>
-
 #include <gtest/gtest.h>
 
 #include "coordinator/ledger.h"
+#include "coordinator/test_ledger.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -17,22 +16,15 @@ constexpr int64_t kGrace = 500;
 class LedgerClock : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/scimesh-ledger-clock-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     Ledger::Options o;
     o.lease_ttl_ms = kTtl;
     o.heartbeat_ms = 300;
     o.grace_ms = kGrace;
     o.retry = RetryPolicy{1000, 8000};
     o.clock = clock_;
-    auto ledger = Ledger::Open(dir_ + "/coordinator.db", o, {});
-    ASSERT_TRUE(ledger.ok()) << ledger.status().ToString();
-    ledger_ = std::move(ledger).value();
-  }
-  void TearDown() override {
-    ledger_.reset();
-    ASSERT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0);
+    test_ledger_ = std::make_unique<TestLedger>(o);
+    ledger_ = test_ledger_->get();
+    ASSERT_NE(ledger_, nullptr);
   }
 
   static std::unique_ptr<rapidjson::Document> Json(const std::string& text) {
@@ -86,9 +78,9 @@ class LedgerClock : public ::testing::Test {
   void Sweep() { ASSERT_TRUE(ledger_->Sweep().ok()); }
   void Advance(int64_t ms) { clock_->Advance(ms); }
 
-  std::string dir_;
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
-  std::unique_ptr<Ledger> ledger_;
+  std::unique_ptr<TestLedger> test_ledger_;
+  Ledger* ledger_ = nullptr;  // owned by test_ledger_
   KeyIdentity worker_{"w", kScopeWorker};
   KeyIdentity exec_{"e", kScopeExecute};
 };

@@ -1,6 +1,7 @@
 // Ledger: the run API — start, cancel, show, journal.
 #include "coordinator/identifiers.h"
 #include "coordinator/ledger_internal.h"
+#include "coordinator/unfittable.h"
 #include "coordinator/tenancy.h"
 
 namespace scimesh::coordinator {
@@ -107,9 +108,14 @@ ApiResult<RunStatusReply> Ledger::CancelRun(std::string_view run_id, const KeyId
 }
 
 ApiResult<RunView> Ledger::ShowRun(std::string_view run_id, const KeyIdentity& key) {
-  return Transact<RunView>([&](Tx&) -> ApiResult<RunView> {
+  return Transact<RunView>([&](Tx& tx) -> ApiResult<RunView> {
     if (auto mine = CheckRun(run_id, key, MayReadRun); !mine.ok()) return mine.error();
-    return ReadRun(run_id);
+    auto run = ReadRun(run_id);
+    if (!run.ok()) return run;
+    auto def = Definition(run.value().workflow, run.value().version);
+    if (!def.ok()) return Broken(def.status());
+    if (*def) LEDGER_CHECK(MarkUnfittableSteps(*db_, **def, tx.now, run.value()));
+    return run;
   });
 }
 
@@ -143,7 +149,7 @@ ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
       if (!has.ok()) return Broken(has.status());
       if (!*has) break;
       index[q->Text(0)] = v.steps.size();
-      v.steps.push_back(StepView{q->Text(0), q->Text(1), {}, q->OptText(2), {}});
+      v.steps.push_back(StepView{q->Text(0), q->Text(1), {}, q->OptText(2), {}, std::nullopt});
     }
   }
   {

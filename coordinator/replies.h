@@ -85,12 +85,19 @@ struct AttemptView {
   std::optional<std::string> error_message;
 };
 
+// A queued step no live worker can fit (docs/protocol.md "Unfittable steps").
+struct Unfittable {
+  std::string reason;  // "needs 3 nodes, largest offer 2"
+  int64_t workers = 0;  // the live workers holding its definition, all too small
+};
+
 struct StepView {
   std::string step_id;
   std::string status;  // waiting, queued, leased, running, orphaned, completed, failed, cancelled
   std::vector<AttemptView> attempts;
   std::optional<std::string> output_json;
   std::vector<ArtifactRef> artifacts;
+  std::optional<Unfittable> unfittable;  // queued steps only
 };
 
 struct RunView {

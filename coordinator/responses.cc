@@ -259,6 +259,17 @@ std::string ToJson(const RunView& r) {
       w.EndObject();
     }
     w.EndArray();
+    w.Key("unfittable");
+    if (s.unfittable) {
+      w.StartObject();
+      w.Key("reason");
+      WriteString(w, s.unfittable->reason);
+      w.Key("workers");
+      w.Int64(s.unfittable->workers);
+      w.EndObject();
+    } else {
+      w.Null();
+    }
     w.EndObject();
   }
   w.EndArray();

@@ -154,6 +154,9 @@ void PrintRun(const rapidjson::Document& run) {
         std::cout << " (" << Field(last["error"], "class") << ": " << Field(last["error"], "message") << ")";
       }
     }
+    if (s.HasMember("unfittable") && s["unfittable"].IsObject()) {
+      std::cout << "  no worker can fit: " << Field(s["unfittable"], "reason");  // docs/protocol.md "Unfittable steps"
+    }
     std::cout << "\n";
   }
 }

@@ -146,6 +146,18 @@ CREATE TABLE IF NOT EXISTS run_owners (
 );
 CREATE INDEX IF NOT EXISTS run_owners_by_key ON run_owners(key_name);
 
+-- Each worker's largest offer (docs/protocol.md "Unfittable steps"): the
+-- nodes of its last claim with `free` made holding nothing ("cpus:gpus,..."),
+-- the walltime of its last claim, whether it sends `free` at all, and when it
+-- last claimed. A table of its own, so a database from before gains it.
+CREATE TABLE IF NOT EXISTS worker_offers (
+  worker_id  TEXT PRIMARY KEY,
+  nodes      TEXT,
+  walltime_s INTEGER NOT NULL,
+  aware      INTEGER NOT NULL,
+  seen_at    INTEGER NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS journal (
   run_id    TEXT NOT NULL,
   seq       INTEGER NOT NULL,

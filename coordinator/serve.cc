@@ -45,10 +45,12 @@ void SetUpLogging(const std::string& level) {
 // coordinators never share one database. The kernel drops it on any exit.
 Status LockDatabase(const std::string& db, int* fd_out) {
   int fd = ::open((db + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::Io(std::string("cannot create the database lock file: ") + std::strerror(errno));
+  if (fd < 0) {
+    return Status::Io("cannot create the database lock file " + db + ".lock: " + std::strerror(errno));
+  }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
-    return Status::Unavailable("another coordinator is using this database");
+    return Status::Unavailable("another coordinator is using the database " + db);
   }
   *fd_out = fd;
   return Status::Ok();
@@ -81,16 +83,19 @@ int64_t RaiseDescriptorLimit() {
   return rl.rlim_cur == RLIM_INFINITY ? INT64_MAX : static_cast<int64_t>(rl.rlim_cur);
 }
 
-Result<std::string> ReadPem(const std::string& path, const char* what) {
+// Messages name the file, the flag and the cause.
+Result<std::string> ReadPem(const std::string& path, const char* what, const char* flag) {
   std::ifstream in(path);
   std::stringstream text;
   if (in) text << in.rdbuf();
-  if (!in || text.str().empty()) return Status::InvalidArgument(std::string("cannot read the TLS ") + what);
+  const std::string file = "the TLS " + std::string(what) + " " + path + " (" + flag + ")";
+  if (!in) return Status::InvalidArgument("cannot read " + file + ": " + std::strerror(errno));
+  if (text.str().empty()) return Status::InvalidArgument(file + " is empty");
   return text.str();
 }
 
 int Fail(const Status& s) {
-  spdlog::error("cannot start: {}", s.ToString());
+  spdlog::error("cannot start: {}", s.message());
   return 1;
 }
 
@@ -110,12 +115,12 @@ int RunServe(const ServeConfig& config) {
   int lock_fd = -1;
   if (Status s = LockDatabase(config.db, &lock_fd); !s.ok()) return Fail(s);
   auto keys = KeyRing::Load(config.keys);
-  if (!keys.ok()) return Fail(keys.status().WithContext("keys file"));
+  if (!keys.ok()) return Fail(keys.status().WithContext("the keys file " + config.keys + " (--keys)"));
   if ((*keys)->size() == 0) spdlog::warn("the keys file holds no keys: every call but health will get 401");
   auto artifacts = ArtifactStore::Open(config.artifact_dir);
-  if (!artifacts.ok()) return Fail(artifacts.status());
+  if (!artifacts.ok()) return Fail(artifacts.status().WithContext("--artifact-dir " + config.artifact_dir));
   auto audit = AuditLog::Open(config.audit_log);
-  if (!audit.ok()) return Fail(audit.status());
+  if (!audit.ok()) return Fail(audit.status().WithContext("--audit-log " + config.audit_log));
 
   HttpServerOptions http;
   http.host = config.listen_host;
@@ -137,9 +142,9 @@ int RunServe(const ServeConfig& config) {
   }
   const bool tls = !config.tls_cert.empty();
   if (tls) {
-    auto cert = ReadPem(config.tls_cert, "certificate (--tls-cert)");
+    auto cert = ReadPem(config.tls_cert, "certificate", "--tls-cert");
     if (!cert.ok()) return Fail(cert.status());
-    auto key = ReadPem(config.tls_key, "key (--tls-key)");
+    auto key = ReadPem(config.tls_key, "key", "--tls-key");
     if (!key.ok()) return Fail(key.status());
     http.tls_cert_pem = *cert;
     http.tls_key_pem = *key;
@@ -169,7 +174,7 @@ int RunServe(const ServeConfig& config) {
   Database::ObserveCommits([&metrics](double s) { metrics.commit().Observe(s); });
   server.OnClaimWake([&metrics](double s) { metrics.claim_wake().Observe(s); });
   auto ledger = Ledger::Open(config.db, options, sigs);
-  if (!ledger.ok()) return Fail(ledger.status());
+  if (!ledger.ok()) return Fail(ledger.status().WithContext("--db " + config.db));
   Sweeper sweeper(**ledger);
   sweeper_ptr = &sweeper;
 

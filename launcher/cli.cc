@@ -217,7 +217,7 @@ int RunCli(int argc, char** argv) {
     log::SetLevel(verbose ? spdlog::level::debug : spdlog::level::info);
     auto token = LoadTokenFromEnvironment();
     if (!token.ok()) {
-      std::fprintf(stderr, "scimesh-launch: no token: %s\n", token.status().message().c_str());
+      std::fprintf(stderr, "scimesh-launch: %s\n", token.status().message().c_str());
       return 2;
     }
     c.client.token = *token;

@@ -7,6 +7,7 @@
 
 #include "launcher/claim_order.h"
 #include "launcher/step_body.h"
+#include "launcher/unfittable_steps.h"
 #include "protocol/host_name.h"
 #include "protocol/lease_runner.h"
 #include "protocol/log.h"
@@ -102,7 +103,7 @@ int Launcher::Run() {
   reg.definitions = commands_->definitions();
   auto registered = claim_client_->Register(reg);
   if (!registered.ok()) {
-    Log()->error("register failed: {}", registered.status().ToString());
+    Log()->error("{}", registered.status().message());  // "register: <what failed and why>"
     return 1;
   }
   lease_ttl_ms_ = registered->lease_ttl_ms;
@@ -112,6 +113,10 @@ int Launcher::Run() {
               reg.definitions.size(), allocation_.nodes.size(),
               config_.launch.backend == Backend::kSlurm ? "slurm" : "local");
   events_->Allocation(placer_->Free(), config_.worker_id);
+  // Steps the whole allocation can never take stay queued: say so now.
+  unfittable_ = UnfittableSteps(reg.definitions, ComputeClaimCapacity(placer_->Free(), TimeLeftNow(), 0,
+                                                                       config_.policy).free);
+  for (const std::string& step : unfittable_) Log()->warn("cannot fit this allocation: step {}", step);
   ClaimLoop();
   Drain();
   Log()->info("launcher done; {} lease(s) ended without success", outcomes_failed_);
@@ -136,7 +141,8 @@ void Launcher::ClaimLoop() {
     if (held > 0) idle_since = std::chrono::steady_clock::now();
     if (config_.idle_exit.count() > 0 && held == 0 &&
         std::chrono::steady_clock::now() - idle_since > config_.idle_exit) {
-      Log()->info("idle for {} s with nothing offered: exiting", config_.idle_exit.count());
+      Log()->info("idle for {} s with nothing offered: exiting{}", config_.idle_exit.count(),
+                  UnfittableTail(unfittable_));
       break;
     }
     if (cap.max == 0) {
@@ -155,7 +161,7 @@ void Launcher::ClaimLoop() {
     auto claimed = claim_client_->Claim(req);
     if (!claimed.ok()) {
       if (draining_) break;
-      Log()->warn("claim failed: {}; retrying", claimed.status().ToString());
+      Log()->warn("{}; retrying", claimed.status().message());
       std::unique_lock<std::mutex> lock(mu_);
       changed_.wait_for(lock, std::chrono::seconds(2));
       continue;

@@ -84,6 +84,7 @@ class Launcher {
   std::unique_ptr<EventsLog> events_;
   std::unique_ptr<Client> claim_client_;
   int64_t lease_ttl_ms_ = 30000;
+  std::vector<std::string> unfittable_;  // registered steps the allocation can never take
 
   std::atomic<bool> draining_{false};
   std::atomic<bool> preempt_{false};

@@ -19,7 +19,7 @@ Millis Since(MonoTime t) {
 
 template <typename T>
 Result<T> Expect2xx(std::string_view what, const Result<HttpResponse>& r, Result<T> (*parse)(std::string_view)) {
-  if (!r.ok()) return r.status().WithContext(what);
+  if (!r.ok()) return r.status();  // WithRetries named `what` already
   if (r->status / 100 != 2) return StatusFromErrorResponse(what, *r);
   auto v = parse(r->body);
   if (!v.ok()) return v.status().WithContext(std::string(what) + ": unexpected response");
@@ -103,6 +103,8 @@ MonoTime Client::BudgetEnd(const std::optional<LeaseDeadline>& deadline) const {
 Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_end, bool bound_tries,
                                          const Try& once) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
+  // Every error returned from here names `what` once, at the front.
+  const auto named = [what](const Status& s) { return s.WithContext(what); };
   for (int n = 1;; ++n) {
     if (session_->interrupted()) return Status::Cancelled(std::string(what) + ": interrupted");
     Millis cap = kTransferTimeout;
@@ -112,12 +114,12 @@ Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_
       cap = left;
     }
     auto r = once(cap);
-    Status failure;
+    Status failure;  // names `what`
     Millis wait = BackoffDelay(options_.backoff, n, unit(rng_));
     if (!r.ok()) {
       const Code code = r.status().code();
-      if (code != Code::kUnavailable && code != Code::kTimeout) return r;
-      failure = r.status();
+      if (code != Code::kUnavailable && code != Code::kTimeout) return named(r.status());
+      failure = named(r.status());
     } else if (r->status >= 500 || r->status == 429) {
       failure = StatusFromErrorResponse(what, *r);
       if (auto after = ParseRetryAfter(r->Header("retry-after"), std::chrono::system_clock::now())) {
@@ -128,10 +130,10 @@ Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_
       return r;
     }
     if (std::chrono::steady_clock::now() + wait >= budget_end) {
-      Log()->warn("{}: giving up after {} tries: {}", what, n, failure.ToString());
-      return failure.WithContext(std::string(what) + " (after " + std::to_string(n) + " tries)");
+      return Status(failure.code(),
+                    failure.message() + " (gave up after " + std::to_string(n) + (n == 1 ? " try)" : " tries)"));
     }
-    Log()->warn("{}: {}; retry {} in {} ms", what, failure.ToString(), n, wait.count());
+    Log()->warn("{}; retry {} in {} ms", failure.message(), n, wait.count());
     if (!SleepUnlessInterrupted(wait)) return Status::Cancelled(std::string(what) + ": interrupted");
   }
 }
@@ -142,6 +144,7 @@ Result<HttpResponse> Client::Call(std::string_view what, const std::string& meth
   req.method = method;
   req.url = ApiUrl(path);
   req.headers = {"Content-Type: application/json", "Accept: application/json"};
+  req.peer = "the coordinator";
   if (!options_.token.empty()) req.bearer = &options_.token.secret();
   req.body = std::move(body);
   req.max_body_bytes = options_.max_response_bytes;

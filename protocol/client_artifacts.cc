@@ -40,6 +40,7 @@ Result<LeaseReply<ArtifactRef>> Client::UploadArtifact(const LeaseCall& call, st
                    "?worker_id=" + EscapeComponent(call.worker_id) + "&attempt=" + std::to_string(call.attempt));
   req.headers = {"Content-Type: " + type, "X-Scimesh-Sha256: " + digest.sha256, "Accept: application/json"};
   if (!options_.token.empty()) req.bearer = &options_.token.secret();
+  req.peer = "the coordinator";
   req.upload_fd = fd;
   req.upload_size = digest.size;
   req.low_speed_bytes = options_.low_speed_bytes;
@@ -88,6 +89,7 @@ Result<FileDigest> Client::DownloadArtifact(const InputArtifact& artifact, int f
       // never to a storage host or a downgraded scheme a redirect names.
       const bool same_origin = SameOrigin(url, base_);
       req.bearer = same_origin && !options_.token.empty() ? &options_.token.secret() : nullptr;
+      req.peer = same_origin ? "the coordinator" : "the artifact host";
       req.timeout = std::min(kTransferTimeout, cap);
       SCIMESH_ASSIGN_OR_RETURN(HttpResponse resp, session_->Perform(req));
       if (!IsRedirect(resp.status)) return resp;
@@ -100,7 +102,7 @@ Result<FileDigest> Client::DownloadArtifact(const InputArtifact& artifact, int f
                                 SameOrigin(url, base_) ? "" : " (without the token)");
     }
   });
-  if (!r.ok()) return r.status().WithContext(what);
+  if (!r.ok()) return r.status();  // WithRetries named `what` already
   if (r->status / 100 != 2) return StatusFromErrorResponse(what, *r);
   FileDigest got{hash.HexDigest(), r->downloaded};
   if (got.size != artifact.size) {

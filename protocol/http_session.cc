@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "protocol/sha256.h"
+#include "protocol/url.h"
 
 namespace scimesh {
 namespace {
@@ -113,8 +114,26 @@ int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return ex->interrupted->load() ? 1 : 0;
 }
 
+// "scheme://host:port" of `url`: where a transport error happened, without
+// the path or query (an artifact URL may carry a signature there).
+std::string OriginOf(const std::string& url) {
+  auto parsed = ParseUrl(url);
+  if (!parsed.ok()) return "an unparsable URL";
+  return parsed->scheme + "://" + parsed->host + ":" + std::to_string(parsed->port);
+}
+
+// libcurl's own words: the error buffer (which names host and port), plus the
+// code's text when the buffer does not already say it.
+std::string CurlReason(CURLcode code, const char* errbuf) {
+  std::string generic = curl_easy_strerror(code);
+  if (errbuf[0] == '\0') return generic;
+  std::string detail = errbuf;
+  while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.pop_back();
+  if (detail.find(generic) == std::string::npos) detail += " (" + generic + ")";
+  return detail;
+}
+
 Status TransportError(CURLcode code, const char* errbuf, const Exchange& ex, const HttpRequest& req) {
-  const std::string detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(code);
   if (ex.body_too_large) {
     return Status::InvalidArgument("response body larger than " + std::to_string(req.max_body_bytes) + " bytes");
   }
@@ -125,18 +144,20 @@ Status TransportError(CURLcode code, const char* errbuf, const Exchange& ex, con
   if (ex.download_errno != 0) {
     return Status::Io(std::string("writing the download failed: ") + std::strerror(ex.download_errno));
   }
+  const std::string where = req.peer + " at " + OriginOf(req.url);
+  const std::string why = CurlReason(code, errbuf);
   switch (code) {
     case CURLE_ABORTED_BY_CALLBACK: return Status::Cancelled("interrupted");
-    case CURLE_OPERATION_TIMEDOUT: return Status::Timeout("transport: " + detail);
+    case CURLE_OPERATION_TIMEDOUT: return Status::Timeout("no answer in time from " + where + ": " + why);
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_SSL_CACERT_BADFILE:
-      return Status::PermissionDenied("TLS verification failed: " + detail);
+      return Status::PermissionDenied("TLS verification of " + where + " failed: " + why);
     case CURLE_UNSUPPORTED_PROTOCOL:
     case CURLE_URL_MALFORMAT:
-      return Status::InvalidArgument("bad URL: " + detail);
+      return Status::InvalidArgument("bad URL for " + req.peer + ": " + why);
     default:
-      return Status::Unavailable("transport: " + detail);
+      return Status::Unavailable("cannot reach " + where + ": " + why);
   }
 }
 

@@ -33,6 +33,10 @@ struct HttpRequest {
   std::string url;
   std::vector<std::string> headers;  // "Name: value"
   const std::string* bearer = nullptr;  // sent as "Authorization: Bearer ..." when set
+  // Who answers `url`, for transport errors: "cannot reach the coordinator at
+  // https://host:8470: <libcurl's reason>" (only the origin is named, never
+  // the path or query).
+  std::string peer = "the server";
   std::string body;                     // POST body
   Millis timeout{30000};                // whole exchange
   // Abort when slower than low_speed_bytes per second for low_speed_time

@@ -44,6 +44,13 @@ Result<StepView> StepFrom(const JsonObject& o) {
       s.artifacts.push_back(std::move(a));
     }
   }
+  if (o.Has("unfittable")) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject u, o.Object("unfittable"));
+    UnfittableView v;
+    SCIMESH_ASSIGN_OR_RETURN(v.reason, u.String("reason"));
+    SCIMESH_ASSIGN_OR_RETURN(v.workers, u.Int("workers"));
+    s.unfittable = std::move(v);
+  }
   return s;
 }
 
@@ -142,6 +149,15 @@ std::string SerializeRunView(const RunView& r) {
     w.StartArray();
     for (const auto& a : s.artifacts) WriteArtifactRef(w, a);
     w.EndArray();
+    w.Key("unfittable");
+    if (s.unfittable) {
+      w.StartObject();
+      WriteString(w, "reason", s.unfittable->reason);
+      WriteInt(w, "workers", s.unfittable->workers);
+      w.EndObject();
+    } else {
+      w.Null();
+    }
     w.EndObject();
   }
   w.EndArray();

@@ -6,7 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "protocol/log.h"
 
@@ -34,28 +37,36 @@ Token::Token(std::string secret) : secret_(std::move(secret)) {
 }
 
 Result<Token> LoadTokenFile(const std::string& path) {
+  // The user named this file (SCIMESH_TOKEN_FILE): say which and why.
+  const std::string file = "the token file " + path + " (SCIMESH_TOKEN_FILE)";
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return Status::NotFound("SCIMESH_TOKEN_FILE: cannot open the token file");
+  if (fd < 0) {
+    const int err = errno;
+    const std::string m = "cannot open " + file + ": " + std::strerror(err);
+    return err == ENOENT ? Status::NotFound(m) : Status::PermissionDenied(m);
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status::InvalidArgument("SCIMESH_TOKEN_FILE: not a regular file");
+    return Status::InvalidArgument(file + " is not a regular file");
   }
   if ((st.st_mode & 077) != 0) {
     ::close(fd);
-    return Status::PermissionDenied(
-        "SCIMESH_TOKEN_FILE: the token file is accessible by group or others; chmod 600 it");
+    char mode[8];
+    (void)std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return Status::PermissionDenied(file + " is accessible by group or others (mode " + mode + "); chmod 600 it");
   }
   if (st.st_size > 4096) {
     ::close(fd);
-    return Status::InvalidArgument("SCIMESH_TOKEN_FILE: larger than 4 KiB");
+    return Status::InvalidArgument(file + " is larger than 4 KiB");
   }
   std::string text(static_cast<size_t>(st.st_size), '\0');
   ssize_t n = ::read(fd, text.data(), text.size());
+  const int err = errno;
   ::close(fd);
-  if (n < 0) return Status::Io("SCIMESH_TOKEN_FILE: read failed");
+  if (n < 0) return Status::Io("cannot read " + file + ": " + std::strerror(err));
   text.resize(static_cast<size_t>(n));
-  return Validate(std::move(text), "SCIMESH_TOKEN_FILE");
+  return Validate(std::move(text), file.c_str());
 }
 
 Result<Token> LoadTokenFromEnvironment() {

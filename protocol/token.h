@@ -29,7 +29,9 @@ class Token {
 
 // Reads a token file: a regular file not readable or writable by group or
 // others (chmod 600), at most 4 KiB, one token of visible ASCII, surrounding
-// whitespace ignored. Errors name the variable, not the path.
+// whitespace ignored. Errors name the path, the variable and the cause
+// ("cannot open the token file /x (SCIMESH_TOKEN_FILE): No such file or
+// directory"): the path is the user's own setting, shown back to them.
 Result<Token> LoadTokenFile(const std::string& path);
 
 // SCIMESH_TOKEN_FILE if set (preferred), else SCIMESH_TOKEN; kNotFound if neither.

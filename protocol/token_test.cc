@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include <gtest/gtest.h>
@@ -37,14 +38,40 @@ TEST_F(TokenTest, ReadsA0600FileAndTrimsIt) {
   EXPECT_EQ(t->secret(), "abc.DEF-123");
 }
 
-TEST_F(TokenTest, RefusesAFileOthersCanRead) {
+TEST_F(TokenTest, RefusesAFileOthersCanReadNamingThePathAndTheMode) {
   for (mode_t mode : {0644, 0640, 0604, 0660}) {
-    auto t = LoadTokenFile(WriteTokenFile("abc", mode));
+    const std::string path = WriteTokenFile("abc", mode);
+    auto t = LoadTokenFile(path);
     ASSERT_FALSE(t.ok()) << std::oct << mode;
     EXPECT_EQ(t.status().code(), Code::kPermissionDenied);
-    // The error names the variable, never the path.
-    EXPECT_EQ(t.status().message().find(dir_.path()), std::string::npos);
+    char octal[8];
+    (void)std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mode));
+    EXPECT_EQ(t.status().message(), "the token file " + path + " (SCIMESH_TOKEN_FILE) is accessible by group or others (mode " +
+                                        octal + "); chmod 600 it");
   }
+}
+
+TEST_F(TokenTest, AMissingFileIsNamedWithTheSystemsReason) {
+  const std::string path = dir_ / "missing";
+  auto t = LoadTokenFile(path);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), Code::kNotFound);
+  EXPECT_EQ(t.status().message(), "cannot open the token file " + path + " (SCIMESH_TOKEN_FILE): No such file or directory");
+}
+
+TEST_F(TokenTest, AnUnreadableFileIsNamedWithTheSystemsReason) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads a 0000 file";
+  const std::string path = WriteTokenFile("abc", 0000);
+  auto t = LoadTokenFile(path);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), Code::kPermissionDenied);
+  EXPECT_EQ(t.status().message(), "cannot open the token file " + path + " (SCIMESH_TOKEN_FILE): Permission denied");
+}
+
+TEST_F(TokenTest, ADirectoryIsNotATokenFile) {
+  auto t = LoadTokenFile(dir_.path());
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), "the token file " + dir_.path() + " (SCIMESH_TOKEN_FILE) is not a regular file");
 }
 
 TEST_F(TokenTest, RefusesEmptyMultiWordAndControlCharacters) {
@@ -52,6 +79,14 @@ TEST_F(TokenTest, RefusesEmptyMultiWordAndControlCharacters) {
   EXPECT_FALSE(LoadTokenFile(WriteTokenFile("abc def", 0600)).ok());
   EXPECT_FALSE(LoadTokenFile(WriteTokenFile("abc\r\nX-Injected: 1", 0600)).ok());
   EXPECT_FALSE(LoadTokenFile(dir_ / "missing").ok());
+}
+
+TEST_F(TokenTest, NoTokenAtAllSaysWhatToSetOnce) {
+  ::unsetenv("SCIMESH_TOKEN_FILE");
+  ::unsetenv("SCIMESH_TOKEN");
+  auto t = LoadTokenFromEnvironment();
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), "no token: set SCIMESH_TOKEN_FILE (a chmod 600 file) or SCIMESH_TOKEN");
 }
 
 TEST_F(TokenTest, EnvironmentPrefersTheFile) {

@@ -237,12 +237,19 @@ struct AttemptView {
   std::string error_json;  // JSON, "null" when none
 };
 
+// A queued step no live worker can fit (docs/protocol.md "Unfittable steps").
+struct UnfittableView {
+  std::string reason;  // "needs 3 nodes, largest offer 2"
+  int64_t workers = 0;
+};
+
 struct StepView {
   std::string step_id;
   std::string status;
   std::vector<AttemptView> attempts;
   std::string output_json;  // JSON, "null" when none
   std::vector<ArtifactRef> artifacts;
+  std::optional<UnfittableView> unfittable;  // absent or null on the wire: none
 };
 
 struct RunView {

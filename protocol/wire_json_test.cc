@@ -121,6 +121,24 @@ std::string LeaseWith(const std::string& field, const std::string& value_json) {
   return ToJsonText(d);
 }
 
+TEST(WireJson, AnUnfittableStepKeepsItsReason) {
+  const std::string step =
+      R"({"step_id":"big","status":"queued","attempts":[],"output":null,"artifacts":[],)"
+      R"("unfittable":{"reason":"needs 3 nodes, largest offer 2","workers":2}})";
+  const std::string run = R"({"run_id":"r_1","workflow":"w","version":"1","status":"running","input":{},)"
+                          R"("state":{},"correlation":null,"created_at":"2026-11-29T07:59:58.000Z",)"
+                          R"("finished_at":null,"deadline_at":null,"steps":[)" + step + "]}";
+  auto v = ParseRunView(run);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  ASSERT_TRUE(v->steps.at(0).unfittable);
+  EXPECT_EQ(v->steps[0].unfittable->reason, "needs 3 nodes, largest offer 2");
+  EXPECT_EQ(v->steps[0].unfittable->workers, 2);
+  EXPECT_EQ(SerializeRunView(*v), run);
+  auto bad = ParseRunView(run.substr(0, run.find(R"("workers")")) + R"("workers":"two"}}]})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unfittable.workers"), std::string::npos) << bad.status().message();
+}
+
 TEST(WireJson, HostileLeaseFieldsAreRefusedWithTheirPath) {
   struct Case {
     std::string field, value, expect;

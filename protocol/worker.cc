@@ -146,7 +146,7 @@ Status Worker::ClaimLoop(Client& client) {
       }
       const Code code = r.status().code();
       if (code == Code::kPermissionDenied) return r.status();  // bad key or scope: nothing to wait for
-      Log()->warn("claim failed: {}", r.status().ToString());
+      Log()->warn("{}", r.status().message());  // "claim: <what failed and why>"
       if (code == Code::kInvalidArgument) {
         // The coordinator may have forgotten this worker (a fresh database):
         // register again; if that is refused too, serving is impossible.

@@ -2,7 +2,10 @@
 // malformed and oversized answers, redirects and where the token goes.
 #include "protocol/client.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -177,6 +180,25 @@ TEST(ClientHostile, RetryAfterIsHonouredOn429And503) {
   }
 }
 
+// A loopback port nothing listens on (bound, then closed).
+int ClosedPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  EXPECT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+size_t Count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
 TEST(ClientHostile, PersistentServerErrorsGiveUpAtTheBudgetAsUnavailable) {
   auto server = HostileServer::Start([](const RecordedRequest&) { return Reply::Json(503, R"({"error":"unavailable","message":"x"})"); });
   ClientOptions o = Options(server->url());
@@ -186,6 +208,78 @@ TEST(ClientHostile, PersistentServerErrorsGiveUpAtTheBudgetAsUnavailable) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kUnavailable);
   EXPECT_GE(server->requests().size(), 2u);
+  // The call is named once, with what the server said and how often it was asked.
+  const std::string m = r.status().message();
+  EXPECT_EQ(m.rfind("register answered 503 unavailable: x (gave up after ", 0), 0u) << m;
+  EXPECT_EQ(Count(m, "register"), 1u) << m;
+}
+
+TEST(ClientMessages, AnUnreachableCoordinatorIsNamedWithCurlsReasonOnce) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(ClosedPort());
+  ClientOptions o = Options(url);
+  o.retry_budget = Millis(100);
+  auto client = MakeClient(o);
+  auto r = client->Register(RegisterRequest{"w/1", "h", "v", 1, {}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kUnavailable);
+  const std::string m = r.status().message();
+  EXPECT_EQ(m.rfind("register: cannot reach the coordinator at " + url + ": ", 0), 0u) << m;
+  EXPECT_NE(m.find("Couldn't connect to server"), std::string::npos) << m;  // libcurl's reason
+  EXPECT_EQ(Count(m, "register"), 1u) << m;
+  EXPECT_NE(m.find("(gave up after "), std::string::npos) << m;
+}
+
+// Answers every connection on a loopback port with a plain-HTTP 400 as soon
+// as any bytes arrive (a TLS ClientHello included), as an http server does.
+class PlainHttpPort {
+ public:
+  PlainHttpPort() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(::listen(fd_, 8), 0);
+    EXPECT_EQ(::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len), 0);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      for (;;) {
+        int c = ::accept(fd_, nullptr, nullptr);
+        if (c < 0) return;  // shutdown() below
+        char buf[512];
+        if (::read(c, buf, sizeof buf) > 0) {
+          const char reply[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+          (void)!::write(c, reply, sizeof reply - 1);
+        }
+        ::close(c);
+      }
+    });
+  }
+  ~PlainHttpPort() {
+    ::shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    ::close(fd_);
+  }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+TEST(ClientMessages, HttpsToAPlainHttpPortSaysSoWithTheTlsReason) {
+  PlainHttpPort plain;
+  const std::string url = "https://127.0.0.1:" + std::to_string(plain.port());
+  ClientOptions o = Options(url);
+  o.retry_budget = Millis(100);
+  auto client = MakeClient(o);
+  auto r = client->Register(RegisterRequest{"w/1", "h", "v", 1, {}});
+  ASSERT_FALSE(r.ok());
+  const std::string m = r.status().message();
+  EXPECT_EQ(m.rfind("register: cannot reach the coordinator at " + url + ": ", 0), 0u) << m;
+  EXPECT_NE(m.find("SSL"), std::string::npos) << m;  // libcurl's TLS reason, not just "Connection"
 }
 
 TEST(ClientHostile, StallPastTheTimeoutIsRetriedThenTimesOut) {

@@ -1,0 +1,47 @@
+// For unit tests: a Ledger on a fresh database in its own temporary
+// directory, closed and removed when the TestLedger goes away.
+#pragma once
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "coordinator/ledger.h"
+
+namespace scimesh::coordinator {
+
+class TestLedger {
+ public:
+  // Opens the ledger; a failure is a test failure and leaves get() null.
+  explicit TestLedger(const Ledger::Options& options) {
+    char tmpl[] = "/tmp/scimesh-ledger-test-XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) {
+      ADD_FAILURE() << "mkdtemp failed";
+      return;
+    }
+    dir_ = tmpl;
+    auto ledger = Ledger::Open(dir_ + "/coordinator.db", options, {});
+    EXPECT_TRUE(ledger.ok()) << ledger.status().ToString();
+    if (ledger.ok()) ledger_ = std::move(ledger).value();
+  }
+  ~TestLedger() {
+    ledger_.reset();
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  TestLedger(const TestLedger&) = delete;
+  TestLedger& operator=(const TestLedger&) = delete;
+
+  Ledger* get() const { return ledger_.get(); }
+  Ledger* operator->() const { return ledger_.get(); }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<Ledger> ledger_;
+};
+
+}  // namespace scimesh::coordinator

@@ -1,0 +1,130 @@
+// Unfittable steps on a real Ledger with a ManualClock: a queued step that no
+// live worker's largest offer fits is marked with the reason; a step that
+// fits, a worker of unknown size, or no live worker leaves it unmarked.
+#include "coordinator/unfittable.h"
+
+#include <gtest/gtest.h>
+
+#include "coordinator/ledger.h"
+#include "coordinator/test_ledger.h"
+
+namespace scimesh::coordinator {
+namespace {
+
+class UnfittableTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Ledger::Options o;
+    o.lease_ttl_ms = 600000;
+    o.clock = clock_;
+    test_ledger_ = std::make_unique<TestLedger>(o);
+    ledger_ = test_ledger_->get();
+    ASSERT_NE(ledger_, nullptr);
+  }
+
+  // Worker `id` registers workflow "wf": step "small" (1 node) and "big" (3 nodes).
+  void Register(const std::string& id) {
+    auto doc = ParseJson(R"({"worker_id":")" + id + R"(","host":"h","version":"1","concurrency":4,
+        "definitions":[{"workflow":"wf","version":"1","steps":[
+          {"id":"small","walltime_s":60},
+          {"id":"big","resources":{"nodes":3},"walltime_s":60}]}]})");
+    ASSERT_TRUE(doc.ok());
+    auto req = ParseRegisterRequest(*doc.value());
+    ASSERT_TRUE(req.ok()) << req.error().message;
+    ASSERT_TRUE(ledger_->Register(req.value(), worker_).ok());
+  }
+  std::string StartRun() {
+    auto doc = ParseJson(R"({"workflow":"wf","input":{}})");
+    EXPECT_TRUE(doc.ok());
+    auto req = ParseRunCreateRequest(*doc.value());
+    EXPECT_TRUE(req.ok());
+    auto run = ledger_->CreateRun(req.value(), exec_);
+    EXPECT_TRUE(run.ok());
+    return run.ok() ? run.value().run_id : "";
+  }
+  // A claim by `id` offering `nodes` nodes of 4 cpus (none: no `free`).
+  std::vector<Lease> Claim(const std::string& id, std::optional<int> nodes, int max = 1) {
+    ClaimRequest req;
+    req.worker_id = id;
+    req.max = max;
+    if (nodes) {
+      FreeCapacity f;
+      for (int i = 0; i < *nodes; ++i) f.nodes.push_back({"n" + std::to_string(i), 4, 0});
+      f.walltime_s = 3600;
+      req.free = f;
+    }
+    auto reply = ledger_->Claim(req, worker_);
+    EXPECT_TRUE(reply.ok());
+    return reply.ok() ? reply.value().leases : std::vector<Lease>{};
+  }
+  std::optional<Unfittable> UnfittableOf(const std::string& run, const std::string& step) {
+    auto view = ledger_->ShowRun(run, exec_);
+    EXPECT_TRUE(view.ok());
+    for (const StepView& s : view.value().steps) {
+      if (s.step_id == step) return s.unfittable;
+    }
+    ADD_FAILURE() << "no step " << step;
+    return std::nullopt;
+  }
+
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  std::unique_ptr<TestLedger> test_ledger_;
+  Ledger* ledger_ = nullptr;  // owned by test_ledger_
+  KeyIdentity worker_{"w", kScopeWorker};
+  KeyIdentity exec_{"e", kScopeExecute};
+};
+
+TEST_F(UnfittableTest, AStepNoLiveWorkerCanFitSaysWhatItNeeds) {
+  Register("a");
+  const std::string run = StartRun();
+  EXPECT_FALSE(UnfittableOf(run, "big")) << "no worker has offered anything yet";
+  ASSERT_EQ(Claim("a", 2, 2).size(), 1u);  // takes "small"; "big" cannot be offered
+  auto u = UnfittableOf(run, "big");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->reason, "needs 3 nodes, largest offer 2");
+  EXPECT_EQ(u->workers, 1);
+  EXPECT_FALSE(UnfittableOf(run, "small")) << "leased, not queued";
+}
+
+TEST_F(UnfittableTest, ABusyWorkersPartialOfferDoesNotShrinkItsLargestOffer) {
+  Register("a");
+  const std::string run = StartRun();
+  ASSERT_EQ(Claim("a", 3, 1).size(), 1u);  // idle: offers 3 nodes, takes "small"
+  EXPECT_FALSE(UnfittableOf(run, "big"));
+  Claim("a", 2, 1);  // "big" needs 3; holding "small", only 2 are free now
+  EXPECT_FALSE(UnfittableOf(run, "big")) << "the worker has 3 nodes when idle";
+}
+
+TEST_F(UnfittableTest, AWorkerOfUnknownSizeLeavesTheStepUnmarked) {
+  Register("a");
+  Register("b");
+  const std::string run = StartRun();
+  ASSERT_EQ(Claim("a", 2, 2).size(), 1u);       // "small"
+  ASSERT_EQ(Claim("b", std::nullopt).size(), 1u);  // no `free`: b is offered "big" and takes it
+  const std::string run2 = StartRun();
+  EXPECT_FALSE(UnfittableOf(run2, "big")) << "b claims without free: it might fit";
+}
+
+TEST_F(UnfittableTest, OneLiveWorkerThatFitsLeavesTheStepUnmarked) {
+  Register("a");
+  Register("b");
+  const std::string run = StartRun();
+  ASSERT_EQ(Claim("b", 4, 1).size(), 1u);  // idle b offers 4 nodes, takes "small"
+  EXPECT_TRUE(Claim("a", 2, 1).empty());   // "big" does not fit a
+  EXPECT_FALSE(UnfittableOf(run, "big")) << "b has 4 nodes when idle";
+}
+
+TEST_F(UnfittableTest, AWorkerNotSeenFor90SecondsAndHoldingNothingDoesNotCount) {
+  Register("a");
+  EXPECT_TRUE(Claim("a", 1, 1).empty());  // idle, nothing to offer yet: its offer is 1 node
+  const std::string run = StartRun();
+  auto u = UnfittableOf(run, "big");
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->reason, "needs 3 nodes, largest offer 1");
+  EXPECT_FALSE(UnfittableOf(run, "small"));
+  clock_->Advance(kLiveWorkerMs + 1);
+  EXPECT_FALSE(UnfittableOf(run, "big")) << "no live worker: no verdict";
+}
+
+}  // namespace
+}  // namespace scimesh::coordinator
