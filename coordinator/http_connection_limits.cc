@@ -116,8 +116,9 @@ void ConnectionLimits::Watch() {
       // The socket stays open (the server closes it and then calls
       // Closed(), which waits for this lock), so the fd cannot be reused
       // under us. Exempt: cut once.
-      ::shutdown(c.fd, SHUT_RDWR);
+      // Counted before the cut: whoever sees the cut sees it counted.
       (c.phase == Phase::kHead ? closed_head_ : closed_body_)++;
+      ::shutdown(c.fd, SHUT_RDWR);
       c.phase = Phase::kExempt;
     }
     if (now - last_report >= kReportEvery &&
