@@ -27,8 +27,10 @@ struct StepCommand {
 class StepCommands {
  public:
   // Parses the file's JSON: {"workflows":[{workflow, version, steps:[{...,
-  // "run":{argv, env, shell, native, mpi}}]}]} (a single workflow object is
-  // accepted too). Relative program paths resolve against `base_dir`.
+  // "run":{argv, env, shell, native, mpi}}]}]} (a single
+  // workflow object is accepted too). A field the launcher does not know is
+  // refused by its path; invalid JSON by line and column. Relative program
+  // paths resolve against `base_dir`.
   static Result<StepCommands> Parse(std::string_view json, const std::string& base_dir);
   static Result<StepCommands> Load(const std::string& path);
 
