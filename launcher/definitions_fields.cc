@@ -14,7 +14,8 @@ const Names kWorkflowFields = {"workflow", "version", "steps"};
 const Names kStepFields = {"id",         "needs",        "input",    "resources", "walltime_s",
                                "max_attempts", "delivery", "retry_on", "run"};
 const Names kResourcesFields = {"nodes", "ranks_per_node", "cpus_per_rank", "gpus_per_rank"};
-const Names kRunFields = {"argv", "env", "shell", "native", "mpi"};
+const Names kRunFields = {"argv", "env", "shell", "native", "mpi", "setup", "finish"};
+const Names kPartFields = {"argv", "env", "shell"};  // run.setup, run.finish
 
 size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -56,7 +57,13 @@ const rapidjson::Value* Member(const rapidjson::Value& v, const char* name) {
 }
 
 Status CheckRun(const rapidjson::Value& run, const std::string& path) {
-  return CheckObject(run, path, kRunFields);
+  if (Status s = CheckObject(run, path, kRunFields); !s.ok()) return s;
+  for (const char* part : {"setup", "finish"}) {
+    if (const auto* p = Member(run, part)) {
+      if (Status s = CheckObject(*p, Join(path, part), kPartFields); !s.ok()) return s;
+    }
+  }
+  return Status::Ok();
 }
 
 Status CheckWorkflow(const rapidjson::Value& wf, const std::string& path) {

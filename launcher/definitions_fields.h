@@ -16,7 +16,8 @@
 namespace scimesh::launcher {
 
 // Checks the whole parsed file: the top level ({"workflows": [...]} or one
-// workflow object), each workflow, step, resources and run. Free-form values (input, env) are not checked. The error names
+// workflow object), each workflow, step, resources, run and run.setup /
+// run.finish. Free-form values (input, env) are not checked. The error names
 // the field by its path, e.g. "workflows[0].steps[2].resources.ranks_per_nodes:
 // unknown field; did you mean 'ranks_per_node'?". Pure.
 Status CheckKnownFields(const rapidjson::Value& root);

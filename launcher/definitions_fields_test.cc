@@ -39,6 +39,15 @@ TEST(DefinitionsFieldsTest, StepTyposAreRefusedWithSuggestion) {
             "definitions file: workflows[0].steps[1].resource: unknown field; did you mean 'resources'?");
 }
 
+TEST(DefinitionsFieldsTest, SetupAndFinishFieldsAreChecked) {
+  EXPECT_EQ(ErrorOf(WithSecondStep(R"("run":{"argv":["x"],"setup":{"argv":["m"],"native":true}})")),
+            "definitions file: workflows[0].steps[1].run.setup.native: unknown field");
+  EXPECT_EQ(ErrorOf(WithSecondStep(R"("run":{"argv":["x"],"finish":{"arg":["m"]}})")),
+            "definitions file: workflows[0].steps[1].run.finish.arg: unknown field; did you mean 'argv'?");
+  EXPECT_EQ(ErrorOf(WithSecondStep(R"("run":{"argv":["x"],"setpu":{"argv":["m"]}})")),
+            "definitions file: workflows[0].steps[1].run.setpu: unknown field; did you mean 'setup'?");
+}
+
 TEST(DefinitionsFieldsTest, TopLevelAndWorkflowFieldsAreChecked) {
   EXPECT_EQ(ErrorOf(R"({"workflows":[],"worklfows":[]})"),
             "definitions file: worklfows: unknown field; did you mean 'workflows'?");
@@ -51,7 +60,8 @@ TEST(DefinitionsFieldsTest, TopLevelAndWorkflowFieldsAreChecked) {
 
 TEST(DefinitionsFieldsTest, FreeFormValuesAreNotChecked) {
   auto c = StepCommands::Parse(
-      WithSecondStep(R"("input":{"anything":1},"run":{"argv":["x"],"env":{"ANY_NAME":"v"}})"),
+      WithSecondStep(R"("input":{"anything":1},"run":{"argv":["x"],"env":{"ANY_NAME":"v"},)"
+                     R"("setup":{"argv":["m"],"env":{"OTHER":"1"},"shell":false}})"),
       "/x");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
 }

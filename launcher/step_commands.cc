@@ -57,6 +57,17 @@ Status ParseCommandFields(const rapidjson::Value& run, const std::string& path, 
   return Status::Ok();
 }
 
+Result<std::optional<StepPartCommand>> ParsePart(const rapidjson::Value& run, const char* name,
+                                                 const std::string& path, const std::string& base_dir) {
+  auto m = run.FindMember(name);
+  if (m == run.MemberEnd()) return std::optional<StepPartCommand>();
+  StepPartCommand part;
+  if (Status s = ParseCommandFields(m->value, path + "." + name, base_dir, part.argv, part.env, part.shell); !s.ok()) {
+    return s;
+  }
+  return std::optional<StepPartCommand>(std::move(part));
+}
+
 Result<StepCommand> ParseRun(const rapidjson::Value& run, const std::string& where, const std::string& base_dir) {
   const std::string path = where + ".run";
   StepCommand c;
@@ -69,14 +80,21 @@ Result<StepCommand> ParseRun(const rapidjson::Value& run, const std::string& whe
     if (!mpi->value.IsString()) return Status::InvalidArgument(path + ".mpi: must be a string");
     c.mpi = mpi->value.GetString();
   }
+  SCIMESH_ASSIGN_OR_RETURN(c.setup, ParsePart(run, "setup", path, base_dir));
+  SCIMESH_ASSIGN_OR_RETURN(c.finish, ParsePart(run, "finish", path, base_dir));
   return c;
 }
 
 // The typed parser names a workflow "definitions[i]" (its place in the
-// register call); the user's file calls it "workflows[i]".
-Status InFileTerms(const Status& s) {
+// register call); the user's file calls it "workflows[i]", or nothing when
+// the file is one workflow object.
+Status InFileTerms(const Status& s, bool one_workflow) {
   std::string message = s.message();
-  if (message.rfind("definitions[", 0) == 0) message.replace(0, std::string_view("definitions").size(), "workflows");
+  if (one_workflow && message.rfind("definitions[0].", 0) == 0) {
+    message.erase(0, std::string_view("definitions[0].").size());
+  } else if (message.rfind("definitions[", 0) == 0) {
+    message.replace(0, std::string_view("definitions").size(), "workflows");
+  }
   return Status::InvalidArgument("definitions file: " + message);
 }
 
@@ -97,30 +115,33 @@ Result<StepCommands> StepCommands::Parse(std::string_view json, const std::strin
   rapidjson::Value workflows(rapidjson::kArrayType);
   auto& alloc = doc.GetAllocator();
   const rapidjson::Value& root = doc;  // const iterators: comparable without C++20 ambiguity
+  bool one_workflow = false;  // paths then start at the workflow's own fields
   if (auto w = root.FindMember("workflows"); w != root.MemberEnd()) {
     if (!w->value.IsArray()) return Status::InvalidArgument("definitions file: 'workflows' must be an array");
     workflows.CopyFrom(w->value, alloc);
   } else {
     workflows.PushBack(rapidjson::Value(doc, alloc), alloc);
+    one_workflow = true;
   }
 
   StepCommands out;
   std::vector<std::tuple<std::string, std::string, std::string, StepCommand>> commands;
   for (rapidjson::SizeType i = 0; i < workflows.Size(); ++i) {
     auto& wf = workflows[i];
-    const std::string where = "workflows[" + std::to_string(i) + "]";
+    const std::string where = one_workflow ? "" : "workflows[" + std::to_string(i) + "]";
     if (!wf.IsObject() || !wf.HasMember("steps") || !wf["steps"].IsArray()) {
-      return Status::InvalidArgument(where + ": needs 'workflow', 'version' and a 'steps' array");
+      return Status::InvalidArgument("definitions file: " + (one_workflow ? std::string("the workflow") : where) +
+                                     ": needs 'workflow', 'version' and a 'steps' array");
     }
     for (rapidjson::SizeType j = 0; j < wf["steps"].Size(); ++j) {
       auto& step = wf["steps"][j];
-      const std::string at = where + ".steps[" + std::to_string(j) + "]";
-      if (!step.IsObject()) return Status::InvalidArgument(at + ": must be an object");
+      const std::string at = (one_workflow ? "" : where + ".") + "steps[" + std::to_string(j) + "]";
+      if (!step.IsObject()) return Status::InvalidArgument("definitions file: " + at + ": must be an object");
       auto run = std::as_const(step).FindMember("run");
       if (run == std::as_const(step).MemberEnd())
-        return Status::InvalidArgument(at + ": no 'run' (the command to start)");
+        return Status::InvalidArgument("definitions file: " + at + ": no 'run' (the command to start)");
       auto cmd = ParseRun(run->value, at, base_dir);
-      if (!cmd.ok()) return cmd.status();
+      if (!cmd.ok()) return Status::InvalidArgument("definitions file: " + cmd.status().message());
       std::string id = step.HasMember("id") && step["id"].IsString() ? step["id"].GetString() : "";
       commands.emplace_back(wf.HasMember("workflow") && wf["workflow"].IsString() ? wf["workflow"].GetString() : "",
                             wf.HasMember("version") && wf["version"].IsString() ? wf["version"].GetString() : "",
@@ -131,7 +152,7 @@ Result<StepCommands> StepCommands::Parse(std::string_view json, const std::strin
   const std::string envelope = R"({"worker_id":"definitions-file","host":"localhost","version":"0",)"
                                R"("concurrency":1,"definitions":)" + Compact(workflows) + "}";
   auto parsed = ParseRegisterRequest(envelope);
-  if (!parsed.ok()) return InFileTerms(parsed.status());
+  if (!parsed.ok()) return InFileTerms(parsed.status(), one_workflow);
   out.definitions_ = std::move(parsed->definitions);
   for (auto& [wf, ver, id, cmd] : commands) out.commands_[{wf, ver, id}] = std::move(cmd);
   return out;
