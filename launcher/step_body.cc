@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "launcher/directory_artifacts.h"
 #include "launcher/step_part.h"
 #include "launcher/step_process.h"
 #include "launcher/step_results.h"
@@ -41,6 +42,9 @@ StepResult Collect(StepContext& ctx, int dir_fd) {
   }
   for (const auto& [key, value] : results->usage) ctx.SetUsage(key, value);
   for (const auto& [name, media] : results->artifacts) {
+    // A directory travels as one archive, packed in its place.
+    Status packed = media == kDirectoryArtifactMediaType ? PackDirectoryArtifact(dir_fd, name) : Status::Ok();
+    if (!packed.ok()) return StepResult::Failure(FailClass::kInvalidOutput, packed.message());
     if (Status s = ctx.AddArtifact(name, media); !s.ok()) {
       return StepResult::Failure(FailClass::kInvalidOutput, "artifact " + name + ": " + s.message());
     }
@@ -130,6 +134,8 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
   if (Status s = WriteFileAtomically(dfd, kPlacementFileName, PlacementJson(in.placement), 0644); !s.ok()) {
     return StepResult::Retryable(std::string(kPlacementFileName) + ": " + s.message());
   }
+  // Directory inputs are unpacked, each checked whole, before anything runs.
+  if (Status s = UnpackDirectoryInputs(dfd, lease.input_artifacts); !s.ok()) return StepResult::Fatal(s.message());
   // The walltime covers setup, launch and finish.
   const auto t0 = std::chrono::steady_clock::now();
   const auto walltime = std::chrono::seconds(lease.walltime_s > 0 ? lease.walltime_s : 1LL << 40);
