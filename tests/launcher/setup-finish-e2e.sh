@@ -4,7 +4,8 @@
 # on the dev cluster (`slurm`: an sbatch -N2 allocation, a 2-node step).
 # Order, node and environment; finish after a failed launch with its exit
 # status; each part's failure named; the walltime covering setup and finish;
-# a run cancelled during setup stops it and the launch never starts.
+# a run cancelled during setup stops it and the launch never starts; a
+# drain during setup (local) stops it and fails the attempt `preempted`.
 source "$(dirname "$0")/../lib/harness.sh"
 mode=${1:?local or slurm}
 harness_init "launcher-setup-finish-$mode"
@@ -119,6 +120,26 @@ done
 [[ $(<"$WORK/status-cancelled") == cancelled ]] || fail "the cancelled run is $(<"$WORK/status-cancelled")"
 if [[ $mode == local ]]; then
   wait "$launcher" || fail "the launcher exited non-zero"
+  # A drain (SIGTERM) while a setup runs: past --drain-grace the setup is
+  # stopped and the attempt fails `preempted`, naming the setup.
+  echo "{\"workflows\": [$(one drained '{"argv": ["touch launched"], "shell": true, "setup": {"argv": ["echo $$ > setup.pid; exec sleep 60"], "shell": true}}')]}" \
+    >"$WORK/defs-drain.json"
+  "$SCIMESH_LAUNCH_BIN" --definitions "$WORK/defs-drain.json" --spool "$WORK/spool" --backend local --wait-ms 1000 \
+    --kill-grace 2 --drain-grace 1 --idle-exit 30 >"$WORK/launcher-drain.log" 2>&1 &
+  drainer=$!
+  CLEANUP_PIDS+=("$drainer")
+  wait_for "the second launcher registered" 20 grep -q ' registered ' "$WORK/launcher-drain.log"
+  run[drained]=$(run_start drained '{}')
+  drained_setup() { local d; d=$(attempt_dir "${run[drained]}") && [[ -s $d/setup.pid ]]; }
+  wait_for "the drained step's setup started" 30 drained_setup
+  pid=$(<"$(attempt_dir "${run[drained]}")/setup.pid")
+  kill -TERM "$drainer"
+  wait "$drainer" || fail "the draining launcher exited non-zero"
+  setup_gone || fail "the setup process survived the drain"
+  error=$(api GET "/runs/${run[drained]}" | jq -r '.steps[0].attempts[-1].error | "\(.class): \(.message)"')
+  note "drained: $error"
+  [[ $error == "preempted: the allocation is ending; the step was stopped in its setup" ]] || fail "drained: $error"
+  [[ ! -e $(attempt_dir "${run[drained]}")/launched ]] || fail "the launch ran after a drained setup"
 fi
 ! grep -q "$(<"$WORKER_TOKEN_FILE")" "$WORK/launcher.log" || fail "the token appears in the launcher's log"
 note "setup and finish, $mode backend: OK"
