@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "launcher/directory_artifacts.h"
+#include "launcher/step_part.h"
 #include "launcher/step_process.h"
 #include "launcher/step_results.h"
 #include "protocol/atomic_file.h"
@@ -30,9 +32,6 @@ std::string DescribeLauncherExit(const ExitInfo& e) {
   return text;
 }
 
-// Why the watch loop stopped the step (none: it exited by itself).
-enum class StopCause { kNone, kLeaseLost, kWalltime, kPreempted, kRankZeroSilent };
-
 StepResult Collect(StepContext& ctx, int dir_fd) {
   auto results = ReadStepResults(dir_fd, ::geteuid());
   if (!results.ok()) return StepResult::Failure(FailClass::kInvalidOutput, results.status().message());
@@ -43,6 +42,9 @@ StepResult Collect(StepContext& ctx, int dir_fd) {
   }
   for (const auto& [key, value] : results->usage) ctx.SetUsage(key, value);
   for (const auto& [name, media] : results->artifacts) {
+    // A directory travels as one archive, packed in its place.
+    Status packed = media == kDirectoryArtifactMediaType ? PackDirectoryArtifact(dir_fd, name) : Status::Ok();
+    if (!packed.ok()) return StepResult::Failure(FailClass::kInvalidOutput, packed.message());
     if (Status s = ctx.AddArtifact(name, media); !s.ok()) {
       return StepResult::Failure(FailClass::kInvalidOutput, "artifact " + name + ": " + s.message());
     }
@@ -78,6 +80,45 @@ bool LostByRankZero(StepContext& ctx, int dir_fd, bool rank0_held) {
   return false;
 }
 
+// `during`: "" for the launch, " in its setup" / " in its finish".
+StepResult StoppedBy(StopCause cause, const Lease& lease, const std::string& during = "") {
+  switch (cause) {
+    case StopCause::kLeaseLost:
+      // Not sent: the token is cancelled, so RunLease abandons the lease.
+      return StepResult::Retryable("the lease was lost; the step was stopped" + during);
+    case StopCause::kWalltime:
+      return StepResult::Failure(FailClass::kTimeout, "the step ran past its walltime of " +
+                                                          std::to_string(lease.walltime_s) + " s and was stopped" +
+                                                          during);
+    case StopCause::kPreempted:
+      return StepResult::Failure(FailClass::kPreempted, "the allocation is ending; the step was stopped" + during);
+    case StopCause::kRankZeroSilent:
+    case StopCause::kNone:
+      break;
+  }
+  return StepResult::Retryable("rank 0 stopped heartbeating; the step was stopped");
+}
+
+// Runs the step's setup or finish, if it has one. nullopt: none, or it
+// succeeded; else why the step fails.
+std::optional<StepResult> RunPart(StepContext& ctx, const StepLaunch& in, const LaunchContext& launch, StepPart part,
+                                  std::chrono::steady_clock::time_point deadline,
+                                  const std::map<std::string, std::string>& extra_env) {
+  const auto& command = part == StepPart::kSetup ? in.command->setup : in.command->finish;
+  if (!command) return std::nullopt;
+  const std::string name(PartName(part));
+  auto plan = BuildPartLaunch(launch, *in.command, part, ctx.lease(), in.placement, extra_env);
+  if (!plan.ok()) return StepResult::Fatal("the step's " + name + ": " + plan.status().message());
+  auto outcome = RunStepPart(ctx, *plan, launch.attempt_dir, {part, in.preempt, deadline, in.kill_grace, in.poll});
+  if (!outcome.ok()) return StepResult::Fatal("the step's " + name + " could not start: " + outcome.status().message());
+  if (outcome->cause != StopCause::kNone) return StoppedBy(outcome->cause, ctx.lease(), " in its " + name);
+  if (outcome->exit.signaled || outcome->exit.code != 0) {
+    return StepResult::Retryable("the step's " + name + " failed: " + outcome->exit.Describe() + " (see " + name +
+                                 ".err in its attempt directory)");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
@@ -93,21 +134,31 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
   if (Status s = WriteFileAtomically(dfd, kPlacementFileName, PlacementJson(in.placement), 0644); !s.ok()) {
     return StepResult::Retryable(std::string(kPlacementFileName) + ": " + s.message());
   }
-  auto plan = BuildLaunch(launch, *in.command, lease, in.placement);
-  if (!plan.ok()) return StepResult::Fatal(plan.status().message());
-  auto proc = StepProcess::Spawn(
-      {plan->argv, plan->env, dir, dir + "/" + kStepOutFileName, dir + "/" + kStepErrFileName});
-  if (!proc.ok()) return StepResult::Fatal(proc.status().message());
+  // Directory inputs are unpacked, each checked whole, before anything runs.
+  if (Status s = UnpackDirectoryInputs(dfd, lease.input_artifacts); !s.ok()) return StepResult::Fatal(s.message());
+  // The walltime covers setup, launch and finish.
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto walltime = std::chrono::seconds(lease.walltime_s > 0 ? lease.walltime_s : 1LL << 40);
   if (in.events) in.events->Start(lease);
+  if (auto failed = RunPart(ctx, in, launch, StepPart::kSetup, t0 + walltime, {})) {
+    if (in.events) in.events->End(lease, "setup failed");
+    return *failed;
+  }
+  auto plan = BuildLaunch(launch, *in.command, lease, in.placement);
+  auto proc = plan.ok() ? StepProcess::Spawn({plan->argv, plan->env, dir, dir + "/" + kStepOutFileName,
+                                              dir + "/" + kStepErrFileName})
+                        : Result<StepProcess>(plan.status());
+  if (!proc.ok()) {
+    if (in.events) in.events->End(lease, "not started");
+    return StepResult::Fatal(proc.status().message());
+  }
   Log()->info("lease {} (step {}, attempt {}): started on {}", lease.lease_id, lease.step_id, lease.attempt,
               DescribePlacement(in.placement));
 
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto walltime = std::chrono::seconds(lease.walltime_s > 0 ? lease.walltime_s : 1LL << 40);
   const auto silence_limit = std::chrono::milliseconds(lease.lease_ttl_ms > 0 ? lease.lease_ttl_ms : 30000);
   bool rank0_holds = false;
   int64_t last_seq = -1;
-  auto last_seq_change = t0;
+  auto last_seq_change = std::chrono::steady_clock::now();
   StopCause cause = StopCause::kNone;
   std::optional<ExitInfo> exit;
 
@@ -150,30 +201,25 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
   }
   // The process may have ended before any poll above saw what rank 0 wrote.
   if (LostByRankZero(ctx, dfd, rank0_holds)) cause = StopCause::kLeaseLost;
+  // Finish runs after the launch ended by itself, failed or not; the
+  // launch's own failure is reported first.
+  std::optional<StepResult> finish_failed;
+  if (cause == StopCause::kNone) {
+    finish_failed = RunPart(ctx, in, launch, StepPart::kFinish, t0 + walltime,
+                            {{"SCIMESH_LAUNCH_EXIT", ShellExitStatus(*exit)}});
+  }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ctx.SetUsage("wall_s", wall_s);
   if (in.events) in.events->End(lease, exit->Describe());
 
-  switch (cause) {
-    case StopCause::kLeaseLost:
-      // Not sent: the token is cancelled, so RunLease abandons the lease.
-      return StepResult::Retryable("the lease was lost; the step was stopped");
-    case StopCause::kWalltime:
-      return StepResult::Failure(FailClass::kTimeout, "the step ran past its walltime of " +
-                                                          std::to_string(lease.walltime_s) + " s and was stopped");
-    case StopCause::kPreempted:
-      return StepResult::Failure(FailClass::kPreempted, "the allocation is ending; the step was stopped");
-    case StopCause::kRankZeroSilent:
-      return StepResult::Retryable("rank 0 stopped heartbeating; the step was stopped");
-    case StopCause::kNone:
-      break;
-  }
+  if (cause != StopCause::kNone) return StoppedBy(cause, lease);
   if (exit->signaled || exit->code != 0) {
     std::string why = DescribeLauncherExit(*exit);
     auto err = ReadAttemptFileTail(dfd, kStepErrFileName, me, kMaxStepErrTailBytes);
     if (auto first = FirstRankFailure(err.ok() ? *err : "")) why += "; first failure: " + *first;
     return StepResult::Retryable("the step failed: " + why + " (see step.err in its attempt directory)");
   }
+  if (finish_failed) return *finish_failed;
   return Collect(ctx, dfd);
 }
 

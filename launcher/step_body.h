@@ -1,9 +1,10 @@
-// StepBody for a launched step: starts the placed step's processes (srun,
-// mpirun or the program), hands heartbeating to rank 0 while it holds the
-// lease, stops the processes when the lease is lost, the walltime is up or
-// the allocation drains, and turns what the step left in its attempt
-// directory (output.json, state_patch.json, usage.json, artifacts/) into the
-// body's result. The lease's life around it (inputs, started, uploads,
+// StepBody for a launched step: unpacks its directory inputs, runs its
+// run.setup, starts the placed step's processes (srun, mpirun or the
+// program), hands heartbeating to rank 0 while it holds the lease, stops the
+// processes when the lease is lost, the walltime is up or the allocation
+// drains, runs its run.finish, and turns what the step left in its attempt
+// directory (output.json, state_patch.json, usage.json, artifacts/, a
+// directory there packed as one archive) into the body's result. The lease's life around it (inputs, started, uploads,
 // complete/fail, every 409) is the client library's RunLease.
 #pragma once
 

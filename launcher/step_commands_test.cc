@@ -33,6 +33,26 @@ TEST(StepCommandsTest, ParsesDefinitionsAndCommands) {
   EXPECT_EQ(report->argv.front(), "python3 report.py > table.txt");  // shell text is not a path
 }
 
+TEST(StepCommandsTest, SetupAndFinishAreParsedWithTheirPathsResolved) {
+  auto c = StepCommands::Parse(
+      R"({"workflow":"w","version":"1","steps":[{"id":"a","run":{"argv":["solver"],)"
+      R"("setup":{"argv":["bin/mesh","-n","4"],"env":{"K":"v"}},"finish":{"argv":["tar czf out.tgz case"],"shell":true}}}]})",
+      "/site");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const StepCommand* a = c->Find("w", "1", "a");
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(a->setup.has_value());
+  EXPECT_EQ(a->setup->argv, (std::vector<std::string>{"/site/bin/mesh", "-n", "4"}));
+  EXPECT_EQ(a->setup->env.at("K"), "v");
+  ASSERT_TRUE(a->finish.has_value());
+  EXPECT_TRUE(a->finish->shell);
+  EXPECT_EQ(a->finish->argv.front(), "tar czf out.tgz case");
+
+  auto empty = StepCommands::Parse(
+      R"({"workflow":"w","version":"1","steps":[{"id":"a","run":{"argv":["x"],"finish":{"argv":[]}}}]})", "/x");
+  EXPECT_EQ(empty.status().message(), "definitions file: steps[0].run.finish.argv: must be a non-empty array of strings");
+}
+
 TEST(StepCommandsTest, UnknownStepIsNotHeld) {
   auto c = StepCommands::Parse(kFile, "/x");
   ASSERT_TRUE(c.ok());
@@ -70,6 +90,10 @@ TEST(StepCommandsTest, BadFilesGiveErrorsThatNameTheField) {
   EXPECT_EQ(wrong_type.status().code(), Code::kInvalidArgument);
   EXPECT_NE(wrong_type.status().message().find("walltime_s"), std::string::npos) << wrong_type.status().message();
   EXPECT_FALSE(StepCommands::Parse("not json", "/x").ok());
+
+  // One workflow object: paths start at its own fields, as the file has them.
+  EXPECT_EQ(wrong_type.status().message().rfind("definitions file: steps[0].walltime_s", 0), 0u)
+      << wrong_type.status().message();
 }
 
 }  // namespace

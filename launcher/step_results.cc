@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "launcher/directory_archive.h"
 #include "protocol/attempt_dir.h"
 #include "protocol/attempt_files.h"
 #include "protocol/step_output.h"
@@ -35,7 +36,8 @@ Status ReadUsage(int dir_fd, uid_t owner, std::map<std::string, double>* usage) 
 }
 
 // Every regular, non-hidden file in artifacts/, with the media type a
-// scimesh_step_add_artifact sidecar gives (else octet-stream).
+// scimesh_step_add_artifact sidecar gives (else octet-stream), and every
+// non-hidden directory, as a directory artifact.
 Status ReadArtifacts(int dir_fd, uid_t owner, StepResults* out) {
   auto dir = OpenDirectoryAt(dir_fd, kArtifactsDirName, false);
   if (!dir.ok()) return dir.status().code() == Code::kIo ? Status::Ok() : dir.status();  // none
@@ -50,7 +52,12 @@ Status ReadArtifacts(int dir_fd, uid_t owner, StepResults* out) {
   std::sort(names.begin(), names.end());
   for (const auto& name : names) {
     struct stat st {};
-    if (::fstatat(dir->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (::fstatat(dir->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      out->artifacts.emplace_back(name, kDirectoryArtifactMediaType);
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) continue;
     auto media = ReadAttemptFile(dir->get(), "." + name + ".media-type", owner, kMaxSidecarFileBytes);
     out->artifacts.emplace_back(name, media.ok() ? *media : "application/octet-stream");
   }

@@ -22,7 +22,8 @@ struct StepResults {
   std::optional<std::string> output;       // output.json as written; nullopt when absent
   std::optional<std::string> state_patch;  // state_patch.json; nullopt when absent
   std::map<std::string, double> usage;     // usage.json's numbers
-  std::vector<std::pair<std::string, std::string>> artifacts;  // name, media type; sorted by name
+  // name, media type; sorted by name. A directory has kDirectoryArtifactMediaType.
+  std::vector<std::pair<std::string, std::string>> artifacts;
 };
 
 // Reads the results of the attempt directory `dir_fd`, whose files must

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "launcher/directory_archive.h"
 #include "protocol/attempt_files.h"
 #include "protocol/test_dir.h"
 
@@ -44,6 +45,16 @@ TEST_F(StepResultsTest, ReadsWhatTheStepWrote) {
   EXPECT_EQ(r->usage.count("note"), 0u);
   ASSERT_EQ(r->artifacts.size(), 1u);
   EXPECT_EQ(r->artifacts[0], (std::pair<std::string, std::string>{"mesh.vtu", "model/vtu"}));
+}
+
+TEST_F(StepResultsTest, ADirectoryIsADirectoryArtifactAndALinkIsNot) {
+  ASSERT_EQ(::mkdir((dir_ / "artifacts/case").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((dir_ / "artifacts/.hidden").c_str(), 0700), 0);
+  ASSERT_EQ(::symlink(dir_.path().c_str(), (dir_ / "artifacts/up").c_str()), 0);
+  auto r = Read();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->artifacts.size(), 1u);
+  EXPECT_EQ(r->artifacts[0], (std::pair<std::string, std::string>{"case", kDirectoryArtifactMediaType}));
 }
 
 TEST_F(StepResultsTest, SymlinkedOutputOrUsageIsRefused) {

@@ -34,6 +34,10 @@ inline constexpr char kStatePatchFileName[] = "state_patch.json";
 inline constexpr char kUsageFileName[] = "usage.json";
 inline constexpr char kStepOutFileName[] = "step.out";
 inline constexpr char kStepErrFileName[] = "step.err";
+inline constexpr char kSetupOutFileName[] = "setup.out";    // run.setup's output
+inline constexpr char kSetupErrFileName[] = "setup.err";
+inline constexpr char kFinishOutFileName[] = "finish.out";  // run.finish's output
+inline constexpr char kFinishErrFileName[] = "finish.err";
 inline constexpr char kArtifactsDirName[] = "artifacts";
 
 // Size caps: larger files are refused, never read into memory.
