@@ -3,8 +3,7 @@
 
 #include <unistd.h>
 
-#include <cstring>
-
+#include "launcher/step_failure.h"
 #include "launcher/step_process.h"
 #include "launcher/step_results.h"
 #include "protocol/atomic_file.h"
@@ -17,18 +16,6 @@ namespace scimesh::launcher {
 namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("launcher"); }
-
-// srun, mpirun and shells exit 128 + N when a process they ran died of
-// signal N: name the signal, which is what the user needs to know.
-std::string DescribeLauncherExit(const ExitInfo& e) {
-  std::string text = e.Describe();
-  if (!e.signaled && e.code > 128 && e.code <= 128 + 64) {
-    const int sig = e.code - 128;
-    const char* name = strsignal(sig);
-    text += " (a rank was killed by signal " + std::to_string(sig) + " (" + (name != nullptr ? name : "unknown") + "))";
-  }
-  return text;
-}
 
 // Why the watch loop stopped the step (none: it exited by itself).
 enum class StopCause { kNone, kLeaseLost, kWalltime, kPreempted, kRankZeroSilent };
@@ -169,10 +156,9 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
       break;
   }
   if (exit->signaled || exit->code != 0) {
-    std::string why = DescribeLauncherExit(*exit);
     auto err = ReadAttemptFileTail(dfd, kStepErrFileName, me, kMaxStepErrTailBytes);
-    if (auto first = FirstRankFailure(err.ok() ? *err : "")) why += "; first failure: " + *first;
-    return StepResult::Retryable("the step failed: " + why + " (see step.err in its attempt directory)");
+    const std::string& launched = plan->argv.front();
+    return DescribeFailedLaunch({*exit, err.ok() ? *err : "", in.command, launched.substr(launched.rfind('/') + 1)});
   }
   return Collect(ctx, dfd);
 }
