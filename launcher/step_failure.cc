@@ -89,16 +89,17 @@ std::optional<RankFailure> FirstRankFailure(std::string_view step_err) {
 
 std::optional<ExecFailure> FindExecFailure(std::string_view step_err, std::optional<int> exit_code,
                                            const std::string& program_path) {
-  // srun (slurmstepd), scimesh-rank and a shell name the program and errno.
-  static const std::regex named(
-      R"((?:execve\(\): |scimesh-rank\[[0-9]+\]: cannot run '|sh: (?:line )?[0-9]+: )([^:'\n]+)'?: ((?:command )?not found|No such file or directory|Permission denied|Exec format error))");
+  // srun's slurmstepd and mpirun say so only when they could not start a program.
+  static const std::regex execve(R"(execve\(\): ([^:\n]+): (No such file or directory|[A-Za-z ]+))");
   static const std::regex mpirun_exe(R"(Executable:\s+(\S+))");
+  // scimesh-rank and a shell name the program too, but a step's own stderr
+  // may hold such a line from a command it survived: only with 126/127.
+  static const std::regex named(
+      R"((?:scimesh-rank\[[0-9]+\]: cannot run '|sh: (?:line )?[0-9]+: )([^:'\n]+)'?: ((?:command )?not found|No such file or directory|Permission denied|Exec format error))");
   const std::string err(step_err);
   std::smatch m;
-  if (std::regex_search(err, m, named)) {
-    const std::string why = m[2].str();
-    return ExecFailure{why.find("not found") != std::string::npos || why == "No such file or directory",
-                       ProgramName(m[1].str())};
+  if (std::regex_search(err, m, execve)) {
+    return ExecFailure{m[2].str() == "No such file or directory", ProgramName(m[1].str())};
   }
   const bool mpirun_missing = err.find("mpirun was unable to find the specified executable") != std::string::npos;
   const bool mpirun_either = err.find("could not access") != std::string::npos &&
@@ -106,13 +107,18 @@ std::optional<ExecFailure> FindExecFailure(std::string_view step_err, std::optio
   if (mpirun_missing || mpirun_either) {
     // "could not access or execute" says neither: the path the launcher
     // gave mpirun (its own definitions, not step.err) tells which.
-    const bool missing = mpirun_missing || (!program_path.empty() && program_path.front() == '/' && ::access(program_path.c_str(), F_OK) != 0);
+    const bool missing = mpirun_missing || (!program_path.empty() && program_path.front() == '/' &&
+                                            ::access(program_path.c_str(), F_OK) != 0);
     const std::string name = std::regex_search(err, m, mpirun_exe) ? ProgramName(m[1].str()) : ProgramName(program_path);
     return ExecFailure{missing, name};
   }
-  if (exit_code == 127) return ExecFailure{true, ProgramName(program_path)};
-  if (exit_code == 126) return ExecFailure{false, ProgramName(program_path)};
-  return std::nullopt;
+  if (exit_code != 127 && exit_code != 126) return std::nullopt;
+  if (std::regex_search(err, m, named)) {
+    const std::string why = m[2].str();
+    return ExecFailure{why.find("not found") != std::string::npos || why == "No such file or directory",
+                       ProgramName(m[1].str())};
+  }
+  return ExecFailure{exit_code == 127, ProgramName(program_path)};
 }
 
 StepResult DescribeFailedLaunch(const FailedLaunch& in) {

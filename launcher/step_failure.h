@@ -39,11 +39,12 @@ struct ExecFailure {
   std::string program;     // base name
 };
 
-// What `step_err` says about a program that could not be started (srun's
-// execve error, mpirun's "unable to find"/"unable to launch", scimesh-rank's
-// "cannot run", a shell's "not found"), or, failing that, an exit code of
-// 127 (not found) or 126 (cannot execute) of the first failing rank or of
-// the launch. `program_path` is the step's program as the definitions file
+// A program that could not be started: srun's execve error or mpirun's
+// "unable to find"/"unable to launch" in `step_err`; or an exit code of 127
+// (not found) or 126 (cannot execute) of the first failing rank or of the
+// launch, the program named by scimesh-rank's "cannot run" or a shell's "not
+// found" line when there is one (without 126/127 such a line is a command
+// the step survived, not its cause). `program_path` is the step's program as the definitions file
 // gives it: named when the text does not name one, and looked up (an
 // absolute path only) when mpirun says "could not access or execute".
 std::optional<ExecFailure> FindExecFailure(std::string_view step_err, std::optional<int> exit_code,

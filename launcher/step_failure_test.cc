@@ -183,6 +183,16 @@ TEST(StepFailure, AShellNamesTheCommandItCouldNotFind) {
   EXPECT_NE(Describe({false, 127}, "", cmd, "sh").message().find("'cd' not found"), std::string::npos);
 }
 
+TEST(StepFailure, ANotFoundLineTheStepSurvivedDoesNotMakeItFatal) {
+  // The script went on after a missing command and failed later, for another reason.
+  const StepCommand cmd = Command("optional-tool; solver", /*shell=*/true);
+  StepResult r = Describe({false, 1}, "sh: 1: optional-tool: not found\nsolver: diverged\n", cmd, "sh");
+  EXPECT_EQ(r.error_class(), FailClass::kRetryable);
+  EXPECT_EQ(r.message(), "the step failed: exit status 1 (see step.err in its attempt directory)");
+  r = Describe({false, 1}, "scimesh-rank[1]: cannot run 'x': No such file or directory\n", Command("x"), "x");
+  EXPECT_EQ(r.error_class(), FailClass::kRetryable);
+}
+
 TEST(StepFailure, ProgramNamesFromStepErrAreShortAndPrintable) {
   auto f = FindExecFailure("execve(): /a/" + std::string(200, 'x') + ": No such file or directory\n", 2, "p");
   ASSERT_TRUE(f.has_value());
