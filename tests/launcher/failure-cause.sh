@@ -59,6 +59,11 @@ note "rank3: $msg"
 if [[ $mode == slurm ]]; then want='the step failed: task 3 on n2: exit code 7; then srun ended with '
 else want='the step failed: rank 3: exit code 7 '; fi
 [[ $msg == "$want"* ]] || fail "rank 3's exit is not the message's first words: '$msg'"
+if [[ $mode == slurm ]]; then
+  # The user guide's failure table shows this message as it is printed.
+  guide=$(dirname "$0")/../../docs/user-guide.md
+  grep -qF "\`$msg\`" "$guide" || fail "docs/user-guide.md's failure table does not show '$msg'"
+fi
 
 for step in wrapped native; do
   classes=$(attempts "${run_of[$step]}" "$step" .error.class | tr '\n' ' ')
