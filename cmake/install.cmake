@@ -94,8 +94,10 @@ if(_scimesh_pc_mpi_FOUND)
 else()
   set(SCIMESH_PC_MPI_MODULE ompi-c)
 endif()
-configure_file("${PROJECT_SOURCE_DIR}/mpi/scimesh-mpi.pc.in" "${PROJECT_BINARY_DIR}/scimesh-mpi.pc" @ONLY)
-install(FILES "${PROJECT_BINARY_DIR}/scimesh-mpi.pc" DESTINATION "${_scimesh_pcdir}" COMPONENT development)
+# Kept out of the build tree's top: <build>/scimesh-mpi.pc is the build tree's
+# own (cmake/build_tree.cmake), which resolves where this one would not.
+configure_file("${PROJECT_SOURCE_DIR}/mpi/scimesh-mpi.pc.in" "${PROJECT_BINARY_DIR}/for-install/scimesh-mpi.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/for-install/scimesh-mpi.pc" DESTINATION "${_scimesh_pcdir}" COMPONENT development)
 unset(_scimesh_pcdir)
 
 # --- man pages --------------------------------------------------------------

@@ -3,9 +3,8 @@
 
 #include <unistd.h>
 
-#include <cstring>
-
 #include "launcher/directory_artifacts.h"
+#include "launcher/step_failure.h"
 #include "launcher/step_part.h"
 #include "launcher/step_process.h"
 #include "launcher/step_results.h"
@@ -20,17 +19,6 @@ namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("launcher"); }
 
-// srun, mpirun and shells exit 128 + N when a process they ran died of
-// signal N: name the signal, which is what the user needs to know.
-std::string DescribeLauncherExit(const ExitInfo& e) {
-  std::string text = e.Describe();
-  if (!e.signaled && e.code > 128 && e.code <= 128 + 64) {
-    const int sig = e.code - 128;
-    const char* name = strsignal(sig);
-    text += " (a rank was killed by signal " + std::to_string(sig) + " (" + (name != nullptr ? name : "unknown") + "))";
-  }
-  return text;
-}
 
 StepResult Collect(StepContext& ctx, int dir_fd) {
   auto results = ReadStepResults(dir_fd, ::geteuid());
@@ -214,10 +202,9 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
 
   if (cause != StopCause::kNone) return StoppedBy(cause, lease);
   if (exit->signaled || exit->code != 0) {
-    std::string why = DescribeLauncherExit(*exit);
     auto err = ReadAttemptFileTail(dfd, kStepErrFileName, me, kMaxStepErrTailBytes);
-    if (auto first = FirstRankFailure(err.ok() ? *err : "")) why += "; first failure: " + *first;
-    return StepResult::Retryable("the step failed: " + why + " (see step.err in its attempt directory)");
+    const std::string& launched = plan->argv.front();
+    return DescribeFailedLaunch({*exit, err.ok() ? *err : "", in.command, launched.substr(launched.rfind('/') + 1)});
   }
   if (finish_failed) return *finish_failed;
   return Collect(ctx, dfd);

@@ -6,8 +6,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <regex>
-#include <sstream>
 
 #include "launcher/directory_archive.h"
 #include "protocol/attempt_dir.h"
@@ -73,25 +71,6 @@ Result<StepResults> ReadStepResults(int dir_fd, uid_t owner) {
   SCIMESH_RETURN_IF_ERROR(ReadArtifacts(dir_fd, owner, &r));
   SCIMESH_ASSIGN_OR_RETURN(r.output, ReadOptional(dir_fd, kOutputFileName, owner, kMaxOutputBytes));
   return r;
-}
-
-std::optional<std::string> FirstRankFailure(const std::string& step_err) {
-  static const std::regex srun(R"(srun: error: ([A-Za-z0-9._-]+): tasks? ([0-9-]+): ([A-Za-z ()0-9]+))");
-  static const std::regex mpirun(R"(process rank ([0-9]+) with PID [0-9]+ on node ([A-Za-z0-9._-]+) exited on signal ([0-9]+) \(([A-Za-z ]+)\))");
-  std::istringstream lines(step_err);
-  std::string line;
-  std::smatch m;
-  while (std::getline(lines, line)) {
-    if (std::regex_search(line, m, srun)) {
-      const std::string what = m[3];
-      if (what.rfind("Terminated", 0) == 0 || what.rfind("Killed", 0) == 0) continue;
-      return "task " + m[2].str() + " on " + m[1].str() + ": " + what;
-    }
-    if (std::regex_search(line, m, mpirun)) {
-      return "rank " + m[1].str() + " on " + m[2].str() + ": signal " + m[3].str() + " (" + m[4].str() + ")";
-    }
-  }
-  return std::nullopt;
 }
 
 }  // namespace scimesh::launcher

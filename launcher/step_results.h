@@ -30,9 +30,4 @@ struct StepResults {
 // belong to `owner`. An error names the file and why it was refused.
 Result<StepResults> ReadStepResults(int dir_fd, uid_t owner);
 
-// The first rank that died on its own, as srun or mpirun reported it in
-// `step_err` ("task 2 on n2: Segmentation fault"); ranks terminated because
-// of it are skipped. Node names and signal names only: no paths.
-std::optional<std::string> FirstRankFailure(const std::string& step_err);
-
 }  // namespace scimesh::launcher

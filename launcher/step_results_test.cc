@@ -91,11 +91,5 @@ TEST_F(StepResultsTest, AFileOfAnotherUserIsRefused) {
   ExpectRefused("output.json");
 }
 
-TEST(FirstRankFailure, NamesTheRankThatDiedFirst) {
-  EXPECT_EQ(FirstRankFailure("srun: error: n2: task 3: Terminated\nsrun: error: n1: task 0: Segmentation fault\n"),
-            "task 0 on n1: Segmentation fault");
-  EXPECT_FALSE(FirstRankFailure("nothing here").has_value());
-}
-
 }  // namespace
 }  // namespace scimesh::launcher

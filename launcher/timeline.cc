@@ -1,11 +1,9 @@
-// Building the timeline from events, and drawing it.
+// Building the timeline from events, and its text summary.
 #include "launcher/timeline.h"
 
 #include <rapidjson/document.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <functional>
 #include <iomanip>
 #include <map>
 #include <set>
@@ -19,30 +17,37 @@ std::string Str(const rapidjson::Value& v, const char* key) {
   return m != v.MemberEnd() && m->value.IsString() ? m->value.GetString() : "";
 }
 
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
-}
+}  // namespace
 
-std::string Fixed(double v, int digits) {  // as printf's "%.*f", never cut short
+std::string Fixed(double v, int digits) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(digits) << v;
   return s.str();
 }
 
-}  // namespace
-
-double Timeline::Utilization() const {
+int Timeline::Cpus() const {
   int cpus = 0;
   for (const auto& n : nodes) cpus += n.second;
-  return cpus > 0 && span > 0 ? busy_core_seconds / (cpus * span) : 0.0;
+  return cpus;
+}
+
+double Timeline::Utilization() const {
+  const int cpus = Cpus();
+  return cpus > 0 && busy_span > 0 ? busy_core_seconds / (cpus * busy_span) : 0.0;
+}
+
+size_t Timeline::StepCount() const {
+  std::set<std::pair<std::string, std::string>> steps;
+  for (const auto& b : bars) steps.emplace(b.run_id, b.step_id);
+  return steps.size();
+}
+
+std::vector<std::string> Timeline::StepIds() const {
+  std::vector<std::string> ids;
+  for (const auto& b : bars) {
+    if (std::find(ids.begin(), ids.end(), b.step_id) == ids.end()) ids.push_back(b.step_id);
+  }
+  return ids;
 }
 
 Result<Timeline> ParseEvents(std::string_view jsonl) {
@@ -101,6 +106,7 @@ Result<Timeline> ParseEvents(std::string_view jsonl) {
     size_t pus = 0;
     for (const auto& c : b.cores) pus += c.second.size();
     t.busy_core_seconds += (b.end - b.start) * static_cast<double>(pus);
+    t.busy_span = std::max(t.busy_span, b.end);
     t.bars.push_back(b);
   }
   std::sort(t.bars.begin(), t.bars.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
@@ -108,77 +114,22 @@ Result<Timeline> ParseEvents(std::string_view jsonl) {
   return t;
 }
 
-std::string TimelineSvg(const Timeline& t) {
-  // One row per (node, PU); time runs left to right.
-  std::vector<std::pair<std::string, int>> rows;
-  std::map<std::pair<std::string, int>, size_t> row_of;
-  for (const auto& [name, cpus] : t.nodes) {
-    for (int c = 0; c < cpus; ++c) {
-      row_of[{name, c}] = rows.size();
-      rows.emplace_back(name, c);
-    }
-  }
-  for (const auto& b : t.bars) {  // PUs the allocation event did not list
-    for (const auto& [name, cpus] : b.cores) {
-      for (int c : cpus) {
-        if (!row_of.count({name, c})) {
-          row_of[{name, c}] = rows.size();
-          rows.emplace_back(name, c);
-        }
-      }
-    }
-  }
-  const double left = 110, top = 50, row_h = 18, width = 900;
-  const double span = t.span > 0 ? t.span : 1;
-  const double height = top + row_h * static_cast<double>(rows.size()) + 50;
-  std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 20 << "\" height=\"" << height
-    << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  s << "<text x=\"10\" y=\"20\" font-size=\"14\">scimesh-launch timeline: " << t.bars.size() << " steps, "
-    << Fixed(t.span, 1) << " s, core-time utilization " << Fixed(100 * t.Utilization(), 1) << " %</text>\n";
-  for (size_t r = 0; r < rows.size(); ++r) {
-    double y = top + row_h * static_cast<double>(r);
-    s << "<rect x=\"" << left << "\" y=\"" << y << "\" width=\"" << width << "\" height=\"" << row_h - 2
-      << "\" fill=\"#f2f2f2\"/>\n";
-    s << "<text x=\"10\" y=\"" << y + row_h - 6 << "\">" << Escape(rows[r].first) << " cpu " << rows[r].second
-      << "</text>\n";
-  }
-  std::hash<std::string> hash;
-  for (const auto& b : t.bars) {
-    const int hue = static_cast<int>(hash(b.step_id) % 360);
-    const bool failed = !b.outcome.empty() && b.outcome != "completed";
-    for (const auto& [name, cpus] : b.cores) {
-      for (int c : cpus) {
-        double y = top + row_h * static_cast<double>(row_of[{name, c}]);
-        double x = left + width * b.start / span;
-        double w = std::max(1.0, width * (b.end - b.start) / span);
-        s << "<rect x=\"" << Fixed(x, 1) << "\" y=\"" << y << "\" width=\"" << Fixed(w, 1) << "\" height=\""
-          << row_h - 2 << "\" fill=\"hsl(" << hue << ",60%,55%)\"" << (failed ? " stroke=\"#c00\" stroke-width=\"2\"" : "")
-          << "><title>" << Escape(b.step_id) << " attempt " << b.attempt << " (" << Escape(b.outcome) << ") "
-          << Fixed(b.end - b.start, 1) << " s</title></rect>\n";
-      }
-    }
-  }
-  double axis_y = top + row_h * static_cast<double>(rows.size()) + 15;
-  for (int i = 0; i <= 4; ++i) {
-    s << "<text x=\"" << left + width * i / 4 << "\" y=\"" << axis_y << "\">" << Fixed(span * i / 4, 1)
-      << " s</text>\n";
-  }
-  s << "</svg>\n";
-  return s.str();
-}
-
 std::string TimelineSummary(const Timeline& t) {
   std::map<std::string, int> outcomes;
   for (const auto& b : t.bars) outcomes[b.outcome.empty() ? "unfinished" : b.outcome]++;
-  int cpus = 0;
-  for (const auto& n : t.nodes) cpus += n.second;
+  const int cpus = t.Cpus();
   std::ostringstream s;
-  s << "steps: " << t.bars.size();
-  for (const auto& [o, n] : outcomes) s << ", " << o << " " << n;
-  s << "\nnodes: " << t.nodes.size() << ", cpus: " << cpus << ", span: " << Fixed(t.span, 1) << " s\n";
-  s << "core-time utilization: " << Fixed(100 * t.Utilization(), 1) << " % (busy "
-    << Fixed(t.busy_core_seconds, 1) << " of " << Fixed(cpus * t.span, 1) << " core-seconds)\n";
+  s << "steps: " << t.StepCount() << ", attempts: " << t.bars.size();
+  const char* sep = " (";
+  for (const auto& [o, n] : outcomes) {
+    s << sep << o << " " << n;
+    sep = ", ";
+  }
+  if (!outcomes.empty()) s << ")";
+  s << "\nnodes: " << t.nodes.size() << ", cpus: " << cpus << ", busy span: " << Fixed(t.busy_span, 1)
+    << " s, then idle: " << Fixed(t.IdleTail(), 1) << " s\n";
+  s << "core-time utilization: " << Fixed(100 * t.Utilization(), 1) << " % of the busy span (busy "
+    << Fixed(t.busy_core_seconds, 1) << " of " << Fixed(cpus * t.busy_span, 1) << " core-seconds)\n";
   return s.str();
 }
 

@@ -6,6 +6,8 @@
 #                      running one gets its SIGTERM), the next `up` has none
 #   up_after_kill      slurmctld killed -9 with a job running: `up` comes up
 #                      idle, with no job and no job process left
+#   up_after_slurmd_kill  n2's slurmd killed -9 with a job step on both nodes:
+#                      the same
 #   plugin_of_preset   `up` lists the plugin of the preset asked for, never
 #                      another build's (a sanitizer build sorts first)
 set -euo pipefail
@@ -21,6 +23,7 @@ harness_init "dev-cluster-$scenario"
 both_idle() { [[ $(sinfo -h -N -o '%N %t' | sort -u | tr '\n' ' ') == "n1 idle n2 idle " ]]; }
 no_jobs() { [[ -z $(squeue -h -o %A) ]]; }
 alive() { [[ -d /proc/$1 && $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]; }
+dead() { ! alive "$1"; }
 
 case $scenario in
   down_cancels_jobs)
@@ -49,7 +52,9 @@ case $scenario in
     wait_for "job $job running" 60 test -s "$WORK/sleep.pid"
     sleeper=$(<"$WORK/sleep.pid")
     note "kill -9 slurmctld while job $job runs (its sleep is pid $sleeper)"
-    kill -KILL "$(<"$SCIMESH_CLUSTER_DIR/run/slurmctld.pid")"
+    ctld=$(<"$SCIMESH_CLUSTER_DIR/run/slurmctld.pid")
+    kill -KILL "$ctld"
+    wait_for "slurmctld $ctld gone" 10 dead "$ctld"  # a zombie where nothing reaps it
     "$cluster" status >/dev/null && fail "status says up with slurmctld killed"
     start=$SECONDS
     "$cluster" up 2>"$WORK/up.log" || fail "up failed: $(cat "$WORK/up.log")"
@@ -57,6 +62,25 @@ case $scenario in
     both_idle || fail "nodes not idle: $(sinfo -N)"
     no_jobs || fail "a job came back: $(squeue)"
     alive "$sleeper" && fail "the job's process $sleeper survived"
+    ;;
+
+  up_after_slurmd_kill)
+    # A job step on both nodes; n2's slurmd is killed -9 (its slurmstepd and
+    # the step's processes live on, in n2's namespace).
+    job=$(sbatch --parsable -N2 --exclusive -o /dev/null \
+      --wrap "srun -N2 -n2 sh -c 'sleep 300 & echo \$! >\"$WORK/sleep-\$(hostname).pid\"; wait'")
+    CLEANUP_CMDS+=("scancel $job")
+    wait_for "job $job running on n1 and n2" 60 test -s "$WORK/sleep-n2.pid" -a -s "$WORK/sleep-n1.pid"
+    sleepers="$(<"$WORK/sleep-n1.pid") $(<"$WORK/sleep-n2.pid")"
+    note "kill -9 n2's slurmd while job $job runs (its sleeps are pids $sleepers)"
+    slurmd=$(<"$SCIMESH_CLUSTER_DIR/run/slurmd-n2.pid")
+    kill -KILL "$slurmd"
+    wait_for "n2's slurmd $slurmd gone" 10 dead "$slurmd"
+    "$cluster" status >/dev/null && fail "status says up with n2's slurmd killed"
+    "$cluster" up 2>"$WORK/up.log" || fail "up failed: $(cat "$WORK/up.log")"
+    both_idle || fail "nodes not idle: $(sinfo -N)"
+    no_jobs || fail "a job came back: $(squeue)"
+    for p in $sleepers; do alive "$p" && fail "the job's process $p survived"; done
     ;;
 
   plugin_of_preset)

@@ -17,18 +17,8 @@ source "$(dirname "$0")/../lib/harness.sh"
 harness_init "docs-guide-$mode"
 guide=${SCIMESH_SOURCE_DIR:?}/docs/user-guide.md
 
-# Each snippet is a fenced block whose first line names its file.
-awk -v dir="$WORK" '
-  /^```(c|cpp|fortran)$/ { inside = 1; text = ""; next }
-  /^```$/ && inside {
-    inside = 0
-    if (match(text, /pi_step\.(c|cc|f90):/)) { f = dir "/" substr(text, RSTART, RLENGTH - 1); printf "%s", text > f; close(f) }
-    next
-  }
-  inside { text = text $0 "\n" }' "$guide"
-for f in pi_step.c pi_step.cc pi_step.f90; do
-  [[ -s $WORK/$f ]] || fail "docs/user-guide.md has no code block starting with '$f:'"
-done
+source "$(dirname "$0")/guide-lib.sh"
+guide_extract_steps "$WORK"
 # The C example of scimesh_step(3): the .EX block that includes scimesh/step.h.
 awk '/^\.EX$/ { inside = 1; text = ""; next }
      /^\.EE$/ { if (text ~ /#include <scimesh\/step.h>/) printf "%s", text; inside = 0; next }
