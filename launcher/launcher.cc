@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "launcher/claim_order.h"
+#include "launcher/command_output.h"
 #include "launcher/step_body.h"
 #include "protocol/host_name.h"
 #include "protocol/lease_runner.h"
@@ -48,6 +49,12 @@ Status Launcher::Prepare() {
   }
   if (!config_.backend) config_.backend = allocation_.under_slurm ? Backend::kSlurm : Backend::kLocal;
   config_.launch.backend = *config_.backend;
+  std::string spank_note;
+  auto srun_help = [this] { return CommandOutput({config_.launch.srun, "--help"}, std::chrono::seconds(10)); };
+  auto spank = ResolveSpankUse(config_.spank, config_.launch.backend, srun_help, &spank_note);
+  if (!spank.ok()) return spank.status();
+  config_.launch.spank_option = *spank;
+  if (!spank_note.empty()) Log()->info("{}", spank_note);
   if (config_.worker_id.empty()) {
     config_.worker_id = allocation_.under_slurm
                             ? "slurm/" + allocation_.job_id + "/" + allocation_.this_node
