@@ -19,38 +19,22 @@ coordinator_start --lease-ttl-ms 4000 --heartbeat-ms 1000 --grace-ms 2000
 export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
 source "$(dirname "$0")/allocation-lib.sh"
 
-cat >"$WORK/defs.json" <<JSON
-{"workflow": "spank", "version": "1", "steps": [
-  {"id": "deaf", "max_attempts": 1, "walltime_s": 200, "resources": {"nodes": 2, "ranks_per_node": 1},
-   "run": {"argv": ["sh", "-c", "trap '' TERM; echo \$\$ > pids.\$SLURM_PROCID; exec sleep 600"], "mpi": "none"}}]}
-JSON
+write_deaf_step "$WORK/defs.json" spank
 cat >"$WORK/quick.json" <<JSON
 {"workflow": "quick", "version": "1", "steps": [
   {"id": "one", "max_attempts": 1, "walltime_s": 60,
    "run": {"argv": ["sh", "-c", "echo '{}' > output.json"], "mpi": "none"}}]}
 JSON
-slurmd_logs() { cat "$SCIMESH_CLUSTER_DIR"/log/slurmd-n*.log; }
 lease_of() { api GET "/runs/$1" | jq -r '.steps[0].attempts[-1].lease_id // empty'; }
-attempt_dir() { echo "$WORK/spool/$1/$2/1"; }
 
 note "1. no flag: the launcher finds the plugin, which cancels a lost step's deaf ranks"
 submit_launcher auto 5 --idle-exit 60 --kill-grace 300
 job=$JOB
 run=$(run_when_registered spank '{}')
-dir=$(attempt_dir "$run" deaf)
-two_ranks() { [[ -s $dir/pids.0 && -s $dir/pids.1 ]]; }
-wait_for "both ranks of the deaf step to run" 90 two_ranks
+deaf_step_watched "$run"
 grep -q "the SPANK plugin is loaded: steps get --scimesh-lease" "$WORK/auto.log" ||
   fail "the launcher did not say it found the plugin: $(cat "$WORK/auto.log")"
-lease=$(lease_of "$run")
-[[ -n $lease ]] || fail "no lease for run $run"
-watching() { grep -q "watching lease $lease " <<<"$(slurmd_logs)"; }
-wait_for "the plugin to watch lease $lease" 30 watching
-api POST "/runs/$run/cancel" -d '{}' >/dev/null
-ranks_gone() { ! kill -0 "$(<"$dir/pids.0")" 2>/dev/null && ! kill -0 "$(<"$dir/pids.1")" 2>/dev/null; }
-wait_for "the deaf ranks to be killed (the launcher's own grace is 300 s)" 120 ranks_gone
-grep -q "cancelling the step of lease $lease: lease lost" <<<"$(slurmd_logs)" ||
-  fail "the plugin did not cancel the step of lease $lease"
+plugin_kills_deaf_step "$run"  # the launcher's own grace is 300 s
 scancel "$job"
 wait_for "allocation $job to end" 60 job_gone "$job"
 
