@@ -83,7 +83,8 @@ Built for Slurm ${SCIMESH_SLURM_RELEASE}.")
 # --- scimesh-launcher: compute nodes (the batch step runs it) and login nodes --
 set(CPACK_DEBIAN_LAUNCHER_PACKAGE_NAME scimesh-launcher)
 set(CPACK_DEBIAN_LAUNCHER_PACKAGE_SECTION science)
-set(CPACK_DEBIAN_LAUNCHER_PACKAGE_RECOMMENDS "openmpi-bin, slurm-client")
+# lstopo-no-graphics (hwloc-nox or hwloc): the launcher probes each node's hardware with it.
+set(CPACK_DEBIAN_LAUNCHER_PACKAGE_RECOMMENDS "openmpi-bin, slurm-client, hwloc-nox | hwloc")
 set(CPACK_DEBIAN_LAUNCHER_PACKAGE_SUGGESTS "scimesh-spank-plugin")
 set(CPACK_COMPONENT_LAUNCHER_DESCRIPTION
   "scimesh launcher: fills a SLURM allocation with leased workflow steps

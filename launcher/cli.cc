@@ -64,7 +64,9 @@ Options:
                        the plugin is not loaded; no never passes it
   --topology SOURCE    place steps as if every node had this hardware: an
                        hwloc XML file, or synthetic:DESCRIPTION (e.g.
-                       "synthetic:core:32 pu:1"); default: hwloc on this node
+                       "synthetic:core:32 pu:1"); default: hwloc on this node,
+                       and each other node's own, probed once at start (one
+                       srun running lstopo-no-graphics; mixed node types)
   --allow-insecure-http  plain http to a non-loopback coordinator
   -v, --verbose        debug logging
   -h, --help           this help

@@ -7,6 +7,7 @@
 
 #include "launcher/claim_order.h"
 #include "launcher/command_output.h"
+#include "launcher/node_probe.h"
 #include "launcher/step_body.h"
 #include "protocol/host_name.h"
 #include "protocol/lease_runner.h"
@@ -63,7 +64,19 @@ Status Launcher::Prepare() {
 
   auto local = Topology::FromSource(config_.topology);
   if (!local.ok()) return local.status().WithContext("topology");
-  auto placer = Placer::Create(NodeSpecsFor(allocation_, *local));
+  std::map<std::string, std::shared_ptr<const Topology>> probed;
+  // Mixed node types: each other node's own hardware, probed once (not with
+  // --topology, which says what every node is).
+  if (config_.launch.backend == Backend::kSlurm && config_.topology.empty() && allocation_.nodes.size() > 1) {
+    auto run = [](const std::vector<std::string>& argv) {
+      return CommandOutput(argv, std::chrono::seconds(60), size_t{256} << 20);
+    };
+    ProbedNodes nodes = ProbeNodes(allocation_, config_.launch.srun, run);
+    for (const auto& problem : nodes.problems) Log()->warn("topology probe: {}", problem);
+    for (const auto& [name, topology] : nodes.topologies) Log()->info("node {}: {}", name, topology->Summary());
+    probed = std::move(nodes.topologies);
+  }
+  auto placer = Placer::Create(NodeSpecsFor(allocation_, *local, probed));
   if (!placer.ok()) return placer.status().WithContext("placement");
   placer_ = std::move(*placer);
 
