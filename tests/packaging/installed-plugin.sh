@@ -12,7 +12,9 @@
 #     ignore SIGTERM and never poll (the launcher's own grace is 300 s).
 # Then the packages are purged (nothing of them left) and the cluster goes
 # back to its own plugstack.conf -- also when the test fails (trap).
-# Skips when any of the packages is installed already: never purges a real install.
+# Skips when any of the packages is installed already: never purges a real
+# install. A run killed before its trap (a CTest timeout sends SIGKILL)
+# leaves a marker; the next run purges what that run installed first.
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init packaging-installed
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,22 +27,30 @@ PLUGIN_DIR=$(sed -n 's/^SCIMESH_SLURM_PLUGIN_DIR:[A-Z]*=//p' "$SCIMESH_BUILD_DIR
 # dpkg's status of a package: empty or "... not-installed" when it is not there.
 status_of() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true; }
 absent() { local st; st=$(status_of "$1"); [[ -z $st || $st == *not-installed ]]; }
+use_dev_cluster
+MARKER=/var/lib/scimesh-packaging-test.installed
+if [[ -f $MARKER ]]; then
+  note "an earlier run was killed with the packages installed: purging them first"
+  dpkg --purge "${SCIMESH_PACKAGES[@]}" >"$WORK/dpkg-leftover.log" 2>&1 || fail "cannot purge the leftover packages"
+  env -u SCIMESH_SPANK_PLUGIN "$cluster" up >>"$WORK/dev-cluster.log" 2>&1 || fail "dev-cluster up failed"
+  rm -f "$MARKER"
+fi
 for p in "${SCIMESH_PACKAGES[@]}"; do
   absent "$p" || { echo "SKIP: $p is on this machine already ($(status_of "$p")); this test never touches a real install"; exit 77; }
 done
 [[ ! -e $SNIPPET ]] || { echo "SKIP: $SNIPPET exists already"; exit 77; }
-use_dev_cluster
 build_debs
 
 # Whatever happens from here, the machine gets its state back.
 restore_system() {
-  dpkg --purge "${SCIMESH_PACKAGES[@]}" >>"$WORK/dpkg-purge.log" 2>&1 || true
+  dpkg --purge "${SCIMESH_PACKAGES[@]}" >>"$WORK/dpkg-purge.log" 2>&1 && rm -f "$MARKER"
   rm -f "$SNIPPET.dpkg-old" "$SNIPPET.dpkg-dist"
   env -u SCIMESH_SPANK_PLUGIN "$cluster" up >>"$WORK/dev-cluster.log" 2>&1 || true
 }
 CLEANUP_CMDS+=(restore_system)
 
 note "dpkg -i the seven packages (system paths)"
+echo "${SCIMESH_PACKAGES[*]}" >"$MARKER"
 dpkg -i "${DEBS[@]}" >"$WORK/dpkg-install.log" 2>&1 || fail "dpkg -i failed: $(tail -n 5 "$WORK/dpkg-install.log")"
 for b in /usr/bin/scimesh-coordinator /usr/bin/scimesh-launch /usr/bin/scimesh-rank "$PLUGIN_DIR/spank_scimesh.so"; do
   [[ -x $b || -f $b ]] || fail "$b is not installed"
@@ -80,6 +90,7 @@ coordinator_stop
 
 note "purge, and the cluster back on its own plugstack.conf"
 dpkg --purge "${SCIMESH_PACKAGES[@]}" >"$WORK/dpkg-purge.log" 2>&1 || fail "dpkg --purge failed: $(tail -n 5 "$WORK/dpkg-purge.log")"
+rm -f "$MARKER"
 for p in "${SCIMESH_PACKAGES[@]}"; do
   absent "$p" || fail "$p is still known to dpkg: $(status_of "$p")"
 done
