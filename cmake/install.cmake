@@ -118,8 +118,19 @@ foreach(_page IN LISTS _scimesh_man_pages)
   else()
     set(_component doc)
   endif()
-  install(FILES "${_page}" DESTINATION "${CMAKE_INSTALL_MANDIR}/man${_section}" COMPONENT ${_component})
+  # Installed compressed (Debian policy 12.1), gzip -9n: no name, no timestamp.
+  # An edited page re-runs the configure step, which compresses it again.
+  set(_gz "${PROJECT_BINARY_DIR}/man/${_name}.gz")
+  file(MAKE_DIRECTORY "${PROJECT_BINARY_DIR}/man")
+  execute_process(COMMAND gzip -9n -c "${_page}" OUTPUT_FILE "${_gz}" RESULT_VARIABLE _rc)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "gzip ${_name} failed (${_rc})")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_page}")
+  install(FILES "${_gz}" DESTINATION "${CMAKE_INSTALL_MANDIR}/man${_section}" COMPONENT ${_component})
 endforeach()
+unset(_gz)
+unset(_rc)
 unset(_scimesh_man_pages)
 
 # --- documentation ------------------------------------------------------------

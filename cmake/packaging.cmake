@@ -1,7 +1,12 @@
 # Debian packages, one per install component (the table is in cmake/install.cmake):
 # `cpack -G DEB` in a built tree (docs/install.md).
-set(SCIMESH_PACKAGE_MAINTAINER "scimesh-hpc maintainers <scimesh-hpc@invalid>" CACHE STRING
+# The default is a well-formed placeholder in the reserved .invalid domain.
+set(SCIMESH_PACKAGE_MAINTAINER "scimesh-hpc packagers <packagers@scimesh-hpc.invalid>" CACHE STRING
   "Maintainer field of the Debian packages (\"Name <email>\"): set it to your site's packager")
+# A tree configured before kept the old default, which lintian refuses (bogus-mail-host).
+if(SCIMESH_PACKAGE_MAINTAINER STREQUAL "scimesh-hpc maintainers <scimesh-hpc@invalid>")
+  set_property(CACHE SCIMESH_PACKAGE_MAINTAINER PROPERTY VALUE "scimesh-hpc packagers <packagers@scimesh-hpc.invalid>")
+endif()
 
 set(CPACK_PACKAGE_NAME scimesh)
 set(CPACK_PACKAGE_VENDOR scimesh-hpc)
@@ -78,7 +83,8 @@ Built for Slurm ${SCIMESH_SLURM_RELEASE}.")
 # --- scimesh-launcher: compute nodes (the batch step runs it) and login nodes --
 set(CPACK_DEBIAN_LAUNCHER_PACKAGE_NAME scimesh-launcher)
 set(CPACK_DEBIAN_LAUNCHER_PACKAGE_SECTION science)
-set(CPACK_DEBIAN_LAUNCHER_PACKAGE_RECOMMENDS "openmpi-bin, slurm-client")
+# lstopo-no-graphics (hwloc-nox or hwloc): the launcher probes each node's hardware with it.
+set(CPACK_DEBIAN_LAUNCHER_PACKAGE_RECOMMENDS "openmpi-bin, slurm-client, hwloc-nox | hwloc")
 set(CPACK_DEBIAN_LAUNCHER_PACKAGE_SUGGESTS "scimesh-spank-plugin")
 set(CPACK_COMPONENT_LAUNCHER_DESCRIPTION
   "scimesh launcher: fills a SLURM allocation with leased workflow steps
@@ -90,6 +96,11 @@ scimesh-rank wraps an unmodified MPI program as a step.")
 # --- libscimesh-mpi0 / libscimesh-mpi-dev: compute nodes / where steps are built --
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME libscimesh-mpi0)
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
+# Policy 8.1.1: a shared library activates the ldconfig trigger (CPack's own
+# postinst/postrm also call ldconfig: a lintian warning, docs/install.md).
+file(WRITE "${PROJECT_BINARY_DIR}/packaging/runtime/triggers" "activate-noawait ldconfig\n")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA "${PROJECT_BINARY_DIR}/packaging/runtime/triggers")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
 set(CPACK_COMPONENT_RUNTIME_DESCRIPTION
   "scimesh MPI runtime: a multi-node MPI job as one leased step
 libscimesh_mpi lets an MPI program be one scimesh step: rank 0 heartbeats the
@@ -111,11 +122,17 @@ scimesh::mpi_fortran) and the pkg-config file scimesh-mpi.")
 # --- scimesh-coordinator: the coordinator host ----------------------------------
 set(CPACK_DEBIAN_COORDINATOR_PACKAGE_NAME scimesh-coordinator)
 set(CPACK_DEBIAN_COORDINATOR_PACKAGE_SECTION science)
+# Its settings file is the admin's (coordinator/systemd/coordinator.conf).
+file(WRITE "${PROJECT_BINARY_DIR}/packaging/coordinator/conffiles" "/etc/scimesh-coordinator/coordinator.conf\n")
+set(CPACK_DEBIAN_COORDINATOR_PACKAGE_CONTROL_EXTRA "${PROJECT_BINARY_DIR}/packaging/coordinator/conffiles")
+set(CPACK_DEBIAN_COORDINATOR_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
 set(CPACK_COMPONENT_COORDINATOR_DESCRIPTION
   "scimesh reference lease coordinator
 scimesh-coordinator holds workflow runs and hands their steps out as leases
 over the worker protocol (HTTP, bearer keys), with SQLite storage, an
-artifact store and an audit log. For demos, tests and small sites.")
+artifact store and an audit log. For demos, tests and small sites. A
+hardened systemd unit, scimesh-coordinator.service, runs it as a service
+(not enabled: docs/install.md).")
 
 # --- scimesh-examples: where users run the example workflow ---------------------
 set(CPACK_DEBIAN_EXAMPLES_PACKAGE_NAME scimesh-examples)
@@ -137,6 +154,8 @@ set(CPACK_COMPONENT_DOC_DESCRIPTION
   "scimesh documentation
 The user guide, the administrator's guide, the architecture and the worker
 protocol with its example messages.")
+
+include("${CMAKE_CURRENT_LIST_DIR}/package_docs.cmake")
 
 unset(_scimesh_slurm_version)
 unset(_scimesh_slurm_major)

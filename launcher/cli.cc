@@ -57,11 +57,16 @@ Options:
   --run ID             only claim steps of this run
   --kill-grace S       SIGTERM -> SIGKILL for a stopped step (default 10)
   --scimesh-rank PATH  the rank wrapper (default: beside this program)
-  --spank              pass --scimesh-lease to srun (the SPANK plugin is
-                       installed on the cluster)
+  --spank[=WHEN]       pass --scimesh-lease to each srun, so the site's SPANK
+                       plugin cancels a step whose lease is lost: auto (the
+                       default) when `srun --help` lists the option; yes
+                       (the bare flag) requires it and fails at start when
+                       the plugin is not loaded; no never passes it
   --topology SOURCE    place steps as if every node had this hardware: an
                        hwloc XML file, or synthetic:DESCRIPTION (e.g.
-                       "synthetic:core:32 pu:1"); default: hwloc on this node
+                       "synthetic:core:32 pu:1"); default: hwloc on this node,
+                       and each other node's own, probed once at start (one
+                       srun running lstopo-no-graphics; mixed node types)
   --allow-insecure-http  plain http to a non-loopback coordinator
   -v, --verbose        debug logging
   -h, --help           this help
@@ -178,7 +183,15 @@ int RunCli(int argc, char** argv) {
       else if (a == "--events") ok = value(&c.events_path);
       else if (a == "--run") ok = value(&v) && (c.run_id = v, true);
       else if (a == "--scimesh-rank") ok = value(&c.launch.rank_wrapper);
-      else if (a == "--spank") c.launch.spank_option = true;
+      else if (a == "--spank") c.spank = SpankUse::kYes;
+      else if (a.rfind("--spank=", 0) == 0) {
+        auto use = ParseSpankUse(a.substr(8));
+        if (!use.ok()) {
+          std::fprintf(stderr, "scimesh-launch: %s (see --help)\n", use.status().message().c_str());
+          return 2;
+        }
+        c.spank = *use;
+      }
       else if (a == "--topology") ok = value(&c.topology);
       else if (a == "--allow-insecure-http") c.client.allow_insecure_http = true;
       else if (a == "-v" || a == "--verbose") verbose = true;

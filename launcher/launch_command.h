@@ -22,7 +22,7 @@ struct LaunchContext {
   std::string rank_wrapper = "scimesh-rank";  // path of scimesh-rank
   std::string srun = "srun";
   std::string mpirun = "mpirun";
-  bool spank_option = false;   // pass --scimesh-lease (the SPANK plugin is installed)
+  bool spank_option = false;   // pass --scimesh-lease (resolved from --spank at start)
   std::map<std::string, std::string> env;  // SCIMESH_* for the step (no secrets)
 };
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "launcher/claim_order.h"
+#include "launcher/command_output.h"
+#include "launcher/node_probe.h"
 #include "launcher/step_body.h"
 #include "launcher/unfittable_steps.h"
 #include "protocol/host_name.h"
@@ -49,6 +51,12 @@ Status Launcher::Prepare() {
   }
   if (!config_.backend) config_.backend = allocation_.under_slurm ? Backend::kSlurm : Backend::kLocal;
   config_.launch.backend = *config_.backend;
+  std::string spank_note;
+  auto srun_help = [this] { return CommandOutput({config_.launch.srun, "--help"}, std::chrono::seconds(10)); };
+  auto spank = ResolveSpankUse(config_.spank, config_.launch.backend, srun_help, &spank_note);
+  if (!spank.ok()) return spank.status();
+  config_.launch.spank_option = *spank;
+  if (!spank_note.empty()) Log()->info("{}", spank_note);
   if (config_.worker_id.empty()) {
     config_.worker_id = allocation_.under_slurm
                             ? "slurm/" + allocation_.job_id + "/" + allocation_.this_node
@@ -57,7 +65,19 @@ Status Launcher::Prepare() {
 
   auto local = Topology::FromSource(config_.topology);
   if (!local.ok()) return local.status().WithContext("topology");
-  auto placer = Placer::Create(NodeSpecsFor(allocation_, *local));
+  std::map<std::string, std::shared_ptr<const Topology>> probed;
+  // Mixed node types: each other node's own hardware, probed once (not with
+  // --topology, which says what every node is).
+  if (config_.launch.backend == Backend::kSlurm && config_.topology.empty() && allocation_.nodes.size() > 1) {
+    auto run = [](const std::vector<std::string>& argv) {
+      return CommandOutput(argv, std::chrono::seconds(60), size_t{256} << 20);
+    };
+    ProbedNodes nodes = ProbeNodes(allocation_, config_.launch.srun, run);
+    for (const auto& problem : nodes.problems) Log()->warn("topology probe: {}", problem);
+    for (const auto& [name, topology] : nodes.topologies) Log()->info("node {}: {}", name, topology->Summary());
+    probed = std::move(nodes.topologies);
+  }
+  auto placer = Placer::Create(NodeSpecsFor(allocation_, *local, probed));
   if (!placer.ok()) return placer.status().WithContext("placement");
   placer_ = std::move(*placer);
 

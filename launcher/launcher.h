@@ -20,6 +20,7 @@
 #include "launcher/events_log.h"
 #include "launcher/launch_command.h"
 #include "launcher/placement.h"
+#include "launcher/spank_use.h"
 #include "launcher/step_commands.h"
 #include "protocol/client.h"
 
@@ -38,7 +39,8 @@ struct LauncherConfig {
   std::optional<std::chrono::seconds> walltime;  // --walltime: the allocation ends this long from now
   int64_t wait_ms = 20000;
   std::optional<std::string> run_id;    // claim only this run's steps
-  LaunchContext launch;                 // srun/mpirun/scimesh-rank paths, --scimesh-lease
+  LaunchContext launch;                 // srun/mpirun/scimesh-rank paths
+  SpankUse spank = SpankUse::kAuto;     // --spank: sets launch.spank_option in Create()
   std::chrono::milliseconds kill_grace{10000};
   // Empty: hwloc on this node. Else an hwloc XML file or "synthetic:<description>",
   // the hardware placement assumes for every node (ranks pin to what exists).

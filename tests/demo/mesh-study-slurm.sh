@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # System test on the dev cluster: the demo's mesh study as scripts/demo runs it
 # (examples/mesh-study.json unchanged, one sbatch -N2 allocation running
-# scimesh-launch --spank), with what the demo only shows now asserted:
+# scimesh-launch, which finds the SPANK plugin), with what the demo only shows now asserted:
 #  - every step completed; each solve ran 4 ranks on both nodes (the ranks'
 #    own processor names, and the launcher's placement);
 #  - the observed order of accuracy is between 1.8 and 2.2;
@@ -28,7 +28,7 @@ jq '{workflows: [., {workflow: "endless-solve", version: "1", steps: [
   fail "cannot read examples/mesh-study.json"
 
 job=$(sbatch --parsable -N2 --ntasks-per-node=2 -t 10 -o "$WORK/launcher.log" -J mesh-study \
-  --wrap "exec '$SCIMESH_LAUNCH_BIN' --spank --definitions '$WORK/defs.json' --spool '$WORK/spool' --events '$WORK/events.jsonl' --idle-exit 30 --wait-ms 2000 --kill-grace 60")
+  --wrap "exec '$SCIMESH_LAUNCH_BIN' --definitions '$WORK/defs.json' --spool '$WORK/spool' --events '$WORK/events.jsonl' --idle-exit 30 --wait-ms 2000 --kill-grace 60")
 CLEANUP_CMDS+=("scancel $job")
 
 registered() { api POST /runs -o "$WORK/run.json" -w '%{http_code}' -d '{"workflow":"mesh-study","input":{}}' | grep -q 201; }

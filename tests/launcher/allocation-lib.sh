@@ -49,3 +49,39 @@ run_when_registered() {
   done
   jq -er .run_id "$WORK/run-start.json"
 }
+
+# write_deaf_step FILE WORKFLOW: definitions of one 2-node step whose ranks
+# ignore SIGTERM and never poll, so only a SIGKILL ends them (the SPANK
+# plugin's, or the launcher's after --kill-grace). Rank R writes its pid to
+# pids.R in the attempt directory.
+write_deaf_step() {
+  cat >"$1" <<JSON
+{"workflow": "$2", "version": "1", "steps": [
+  {"id": "deaf", "max_attempts": 1, "walltime_s": 200, "resources": {"nodes": 2, "ranks_per_node": 1},
+   "run": {"argv": ["sh", "-c", "trap '' TERM; echo \$\$ > pids.\$SLURM_PROCID; exec sleep 600"], "mpi": "none"}}]}
+JSON
+}
+
+slurmd_logs() { cat "$SCIMESH_CLUSTER_DIR"/log/slurmd-n*.log; }
+
+# deaf_step_watched RUN: waits until both ranks of RUN's deaf step run and a
+# slurmd log says the plugin watches its lease; sets DEAF_DIR and DEAF_LEASE.
+deaf_step_watched() {
+  DEAF_DIR=$WORK/spool/$1/deaf/1
+  two_ranks() { [[ -s $DEAF_DIR/pids.0 && -s $DEAF_DIR/pids.1 ]]; }
+  wait_for "both ranks of the deaf step to run" 90 two_ranks
+  DEAF_LEASE=$(api GET "/runs/$1" | jq -r '.steps[0].attempts[-1].lease_id // empty')
+  [[ -n $DEAF_LEASE ]] || fail "no lease for run $1"
+  watching() { grep -q "watching lease $DEAF_LEASE " <<<"$(slurmd_logs)"; }
+  wait_for "the plugin to watch lease $DEAF_LEASE" 30 watching
+}
+
+# plugin_kills_deaf_step RUN: cancels RUN; both deaf ranks must die, and a
+# slurmd log must say the plugin cancelled the step on lease loss.
+plugin_kills_deaf_step() {
+  api POST "/runs/$1/cancel" -d '{}' >/dev/null
+  ranks_gone() { ! kill -0 "$(<"$DEAF_DIR/pids.0")" 2>/dev/null && ! kill -0 "$(<"$DEAF_DIR/pids.1")" 2>/dev/null; }
+  wait_for "the deaf ranks to be killed" 120 ranks_gone
+  grep -q "cancelling the step of lease $DEAF_LEASE: lease lost" <<<"$(slurmd_logs)" ||
+    fail "the plugin did not cancel the step of lease $DEAF_LEASE"
+}

@@ -49,7 +49,7 @@ api POST "/runs/$wrun/cancel" -d '{}' >/dev/null
 
 note "2. SIGTERM drains: running steps fail preempted, the launcher exits 0"
 prun=$(run_start preempt '{}')
-submit_launcher first 5 --idle-exit 60 --drain-grace 3 --spank
+submit_launcher first 5 --idle-exit 60 --drain-grace 3
 jobB=$JOB
 both_started() { [[ $(started_count "$prun") == 2 ]]; }
 wait_for "both steps to start in job $jobB" 90 both_started
@@ -67,7 +67,7 @@ done
 [[ $(jq -r .status <<<"$show") == running ]] || fail "the run did not stay running after preemption: $show"
 
 note "3. a second allocation finishes the preempted work"
-submit_launcher second 5 --idle-exit 5 --spank
+submit_launcher second 5 --idle-exit 5
 jobC=$JOB
 status=$(wait_run "$prun" 120)
 [[ $status == completed ]] || fail "run $prun ended '$status' after the second allocation: $(steps_of "$prun")"

@@ -35,8 +35,9 @@ JSON
 jq . "$WORK/defs.json" >/dev/null || fail "bad test definitions"
 
 export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
+# --spank=no: every rank must see cancelled() itself, not the plugin's SIGTERM.
 job=$(sbatch --parsable -N2 --ntasks-per-node=2 -t 5 -o "$WORK/job.log" \
-  --wrap "exec '$SCIMESH_LAUNCH_BIN' --definitions '$WORK/defs.json' --spool '$WORK/spool' --idle-exit 6 --wait-ms 2000 --drain-margin 20")
+  --wrap "exec '$SCIMESH_LAUNCH_BIN' --definitions '$WORK/defs.json' --spool '$WORK/spool' --idle-exit 6 --wait-ms 2000 --drain-margin 20 --spank=no")
 CLEANUP_CMDS+=("scancel $job")
 registered() { api POST /runs -o "$WORK/r1.json" -w '%{http_code}' -d '{"workflow":"rt","input":{}}' | grep -q 201; }
 wait_for "the launcher in job $job registered" 60 registered

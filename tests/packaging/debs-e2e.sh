@@ -114,12 +114,12 @@ depends_on scimesh-examples "libscimesh-mpi0 (= $version)"
 has scimesh-doc usr/share/doc/scimesh/protocol.md usr/share/doc/scimesh/admin.md usr/share/doc/scimesh/install.md \
   usr/share/doc/scimesh/protocol/claim.response.json
 
-# Every man page in docs/man, whatever their number, is in a package, in its section.
+# Every man page in docs/man, whatever their number, is in a package, in its section, gzipped.
 pages=0
 for page in "$SRC"/docs/man/*.[1-8]; do
   [[ -f $page ]] || continue
   name=${page##*/}
-  grep -qxF "./usr/share/man/man${name##*.}/$name" "$WORK"/*.contents || fail "man page $name is in no package"
+  grep -qxF "./usr/share/man/man${name##*.}/$name.gz" "$WORK"/*.contents || fail "man page $name is in no package (gzipped)"
   pages=$((pages + 1))
 done
 phase "metadata and contents checked ($pages man pages)"
@@ -235,8 +235,12 @@ LD_LIBRARY_PATH=$R_LIB "$WORK/pc_consumer_f" >"$WORK/pc-run-f.log" 2>&1 || fail 
 echo "optional spank_scimesh.so grace_s=5" >>"$snippet"  # the admin enables it
 dpkg_private -r "${packages[@]}" >"$WORK/dpkg-remove.log" 2>&1 || fail "dpkg -r failed"
 [[ -f $snippet ]] || fail "removal deleted the admin's edited conffile"
-left=$(cd "$ROOT" && find usr etc ! -type d \( -path '*scimesh*' -o -name 'spank_scimesh*' \) | grep -v "^${snippet#"$ROOT/"}$" || true)
+# Conffiles stay until purge: the snippet and the coordinator's settings file.
+coordinator_conf=$ROOT/etc/scimesh-coordinator/coordinator.conf
+[[ -f $coordinator_conf ]] || fail "removal deleted the coordinator's settings file (a conffile)"
+left=$(cd "$ROOT" && find usr etc lib ! -type d \( -path '*scimesh*' -o -name 'spank_scimesh*' \) |
+  grep -vxF -e "${snippet#"$ROOT/"}" -e "${coordinator_conf#"$ROOT/"}" || true)
 [[ -z $left ]] || fail "left after removal: $left"
-dpkg_private --purge scimesh-spank-plugin >>"$WORK/dpkg-remove.log" 2>&1 || fail "dpkg --purge failed"
-[[ ! -e $snippet ]] || fail "purge left the conffile"
+dpkg_private --purge scimesh-spank-plugin scimesh-coordinator >>"$WORK/dpkg-remove.log" 2>&1 || fail "dpkg --purge failed"
+[[ ! -e $snippet && ! -e $coordinator_conf ]] || fail "purge left a conffile"
 phase "PASS: ${#packages[@]} packages built, checked, installed, used and removed"

@@ -34,7 +34,7 @@ summary() {  # FILE WHAT
 
 : >"$WORK/cancel-ms.txt"
 # A long --idle-exit: the checks between runs may take longer than the default 4 s.
-launcher cancel "$WORK/cancel.json" --idle-exit 600
+launcher cancel "$WORK/cancel.json" --idle-exit 600 --spank=no  # every rank sees cancelled(), not the plugin's SIGTERM
 for i in $(seq "$runs"); do
   start native
   api POST "/runs/$RUN/cancel" -d '{}' >/dev/null
@@ -48,7 +48,7 @@ scancel "$JOB"
 wait_for "the launcher (job $JOB) gone" 120 job_gone
 
 : >"$WORK/dead-ms.txt"
-launcher deaf "$WORK/deaf.json" --spank --kill-grace 60 --idle-exit 600
+launcher deaf "$WORK/deaf.json" --kill-grace 60 --idle-exit 600
 for i in $(seq "$runs"); do
   start deaf
   rank_pids >"$WORK/step-pids.txt"

@@ -12,7 +12,7 @@
 #   - every rank has TRACEPARENT, its lease's trace context;
 #   - cancelling the run: every native rank sees cancelled(), every wrapped
 #     rank is stopped, no process of the step is left on either node;
-#   - lease loss with ranks that never poll (a second launcher, --spank):
+#   - lease loss with ranks that never poll (a second launcher, which finds the plugin):
 #     the SPANK plugin kills all of them, on both nodes.
 # Usage: wide-e2e.sh RANKS (even, at most 64)
 source "$(dirname "$0")/../lib/harness.sh"
@@ -91,8 +91,9 @@ expand_list() {  # "0-2,5" -> "0,1,2,5"
 }
 
 # Cancellation, the plugin not watching (it would SIGTERM the ranks as soon as
-# rank 0 writes the loss, racing their own cancelled()).
-launcher cancel "$WORK/cancel.json" --idle-exit 600  # the checks between runs take a while
+# rank 0 writes the loss, racing their own cancelled()): --spank=no, since the
+# launcher would find it in the dev cluster's plugstack.conf.
+launcher cancel "$WORK/cancel.json" --idle-exit 600 --spank=no  # the checks between runs take a while
 for workflow in native wrapped; do
   start "$workflow"
   one_heartbeat_stream
@@ -116,7 +117,7 @@ wait_for "the first launcher (job $JOB) gone" 120 job_gone
 
 # Lease loss, ranks that never poll: only the plugin can end them (the
 # launcher would wait 60 s).
-launcher deaf "$WORK/deaf.json" --spank --kill-grace 60 --idle-exit 600
+launcher deaf "$WORK/deaf.json" --kill-grace 60 --idle-exit 600
 start deaf
 rank_pids >"$WORK/step-pids.txt"
 api POST "/runs/$RUN/cancel" -d '{}' >/dev/null

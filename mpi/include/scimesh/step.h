@@ -1,4 +1,5 @@
 /* scimesh/step.h: the C API of libscimesh_mpi, the in-job runtime of a step.
+ * SPDX-License-Identifier: MIT
  *
  * A step is one lease, however many ranks run it. Rank 0 heartbeats the lease
  * for the whole job; when the lease is lost (fenced, run over, deadline

@@ -1,4 +1,5 @@
 // scimesh/step.hpp: a C++ RAII wrapper over the C API in scimesh/step.h.
+// SPDX-License-Identifier: MIT
 // Header-only; throws nothing: check ok() / the returned codes, and
 // scimesh_strerror(code) / scimesh_step_last_error() for the reason.
 #pragma once
