@@ -35,9 +35,9 @@ struct StepDefinition {
   int64_t walltime_s = 3600;
   int64_t max_attempts = 3;
   Delivery delivery = Delivery::kAtLeastOnce;
-  std::vector<FailureClass> retry_on;  // sorted, unique
+  std::vector<FailClass> retry_on;  // sorted, unique
 
-  bool RetriesOn(FailureClass c) const;
+  bool RetriesOn(FailClass c) const;
 };
 
 struct WorkflowDefinition {
@@ -55,7 +55,7 @@ struct WorkflowDefinition {
 };
 
 // The default `retry_on`: retryable, timeout, cancelled, node_failure.
-std::vector<FailureClass> DefaultRetryOn();
+std::vector<FailClass> DefaultRetryOn();
 
 // Reads one `definitions[i]` object (`path` is its field path), checking every
 // rule of docs/protocol.md "register" including the DAG and the templates.

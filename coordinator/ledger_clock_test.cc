@@ -175,7 +175,7 @@ TEST_F(LedgerClock, ARetryableFailureIsOfferedAgainExactlyWhenItsBackoffEnds) {
   ASSERT_TRUE(ledger_->Started(leases[0].lease_id, Caller(leases[0])).ok());
   FailRequest fail;
   fail.who = LeaseIdentity{"n1", 1};
-  fail.error_class = FailureClass::kRetryable;
+  fail.error_class = FailClass::kRetryable;
   fail.message = "try again";
   auto failed = ledger_->Fail(leases[0].lease_id, Caller(leases[0]), fail);
   ASSERT_TRUE(failed.ok());

@@ -151,7 +151,7 @@ ApiResult<FailRequest> ParseFailRequest(const rapidjson::Value& body) {
   if (const rapidjson::Value* err = r.Object("error", Need::kRequired)) {
     FieldReader e(*err, "error", problems);
     if (auto cls = e.String("class", Need::kRequired, 1, 64)) {
-      auto parsed = ParseFailureClass(*cls);
+      auto parsed = ParseFailClass(*cls);
       if (!parsed) {
         e.Fail("class", "must be one of retryable, timeout, cancelled, node_failure, invalid_output, "
                         "input_checksum, fatal, unservable, preempted");

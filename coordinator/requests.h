@@ -44,15 +44,6 @@ struct HeartbeatRequest {
   std::optional<std::string> progress_json;  // compact JSON text
 };
 
-// An artifact as the coordinator issued it (also as listed in `complete`).
-struct ArtifactRef {
-  std::string name;
-  std::string uri;
-  std::string sha256;
-  int64_t size = 0;
-  std::string media_type;
-};
-
 struct CompleteRequest {
   LeaseIdentity who;
   std::string output_json;                   // an object
@@ -63,7 +54,7 @@ struct CompleteRequest {
 
 struct FailRequest {
   LeaseIdentity who;
-  FailureClass error_class = FailureClass::kFatal;
+  FailClass error_class = FailClass::kFatal;
   std::string message;  // cut to 4 KiB
 };
 

@@ -127,7 +127,7 @@ TEST(ParseFailRequest, KnownClassesOnlyAndTheMessageIsCut) {
   auto r = ParseFailRequest(
       *Doc(R"({"worker_id":"w","attempt":1,"error":{"class":"unservable","message":")" + long_message + "\"}}"));
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r.value().error_class, FailureClass::kUnservable);
+  EXPECT_EQ(r.value().error_class, FailClass::kUnservable);
   EXPECT_EQ(r.value().message.size(), kMaxErrorMessageBytes);
 }
 
