@@ -14,18 +14,13 @@
 #include "coordinator/json_input.h"
 #include "coordinator/states.h"
 #include "protocol/status.h"
+#include "protocol/wire.h"
 
 namespace scimesh::coordinator {
 
-struct Resources {
-  int64_t nodes = 1;
-  int64_t ranks_per_node = 1;
-  int64_t cpus_per_rank = 1;
-  int64_t gpus_per_rank = 0;
-
-  int64_t CpusPerNode() const { return ranks_per_node * cpus_per_rank; }
-  int64_t GpusPerNode() const { return ranks_per_node * gpus_per_rank; }
-};
+// Resources is protocol/wire.h's. What one node of a step needs:
+inline int64_t CpusPerNode(const Resources& r) { return r.ranks_per_node * r.cpus_per_rank; }
+inline int64_t GpusPerNode(const Resources& r) { return r.ranks_per_node * r.gpus_per_rank; }
 
 struct StepDefinition {
   std::string id;
