@@ -20,7 +20,7 @@ constexpr char kSelectRun[] =
 constexpr char kSelectSteps[] = "SELECT step_id, status, output FROM steps WHERE run_id = ?1 ORDER BY ord";
 constexpr char kSelectAttempts[] =
     "SELECT step_id, attempt, lease_id, worker_id, status, claimed_at, started_at, ended_at, error_class, "
-    "error_message FROM attempts WHERE run_id = ?1 ORDER BY step_id, attempt";
+    "error_message, progress, usage FROM attempts WHERE run_id = ?1 ORDER BY step_id, attempt";
 constexpr char kSelectArtifacts[] =
     "SELECT step_id, name, uri, sha256, size, media_type FROM step_artifacts WHERE run_id = ?1 "
     "ORDER BY step_id, ord";
@@ -166,6 +166,8 @@ ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
       a.ended_at = q->OptInt(7);
       a.error_class = q->OptText(8);
       a.error_message = q->OptText(9);
+      a.progress_json = q->OptText(10);
+      a.usage_json = q->OptText(11);
       v.steps[it->second].attempts.push_back(std::move(a));
     }
   }

@@ -67,6 +67,8 @@ scimesh::AttemptView WireAttempt(const AttemptView& a) {
   w.started_at = OptTime(a.started_at);
   w.ended_at = OptTime(a.ended_at);
   w.error_json = ErrorJson(a);
+  w.progress_json = a.progress_json.value_or("null");
+  w.usage_json = a.usage_json.value_or("null");
   return w;
 }
 

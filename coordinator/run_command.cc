@@ -155,6 +155,18 @@ void PrintRun(const rapidjson::Document& run) {
       }
     }
     std::cout << "\n";
+    // What each attempt reported: its last heartbeated progress, the usage it completed with.
+    if (!s.HasMember("attempts") || !s["attempts"].IsArray()) continue;
+    for (const auto& a : s["attempts"].GetArray()) {
+      const std::string progress = Field(a, "progress"), usage = Field(a, "usage");
+      const bool has_progress = !progress.empty() && progress != "-";
+      const bool has_usage = !usage.empty() && usage != "-";
+      if (!has_progress && !has_usage) continue;
+      std::cout << "    #" << Field(a, "attempt");
+      if (has_progress) std::cout << "  progress " << progress;
+      if (has_usage) std::cout << "  usage " << usage;
+      std::cout << "\n";
+    }
   }
 }
 
@@ -212,7 +224,8 @@ std::string RunUsage() {
        scimesh-coordinator run cancel RUN_ID
 
   start    starts a run and prints its run id (and nothing else) on stdout
-  show     prints the run: status, every step and its last attempt (--json: as the API returns it)
+  show     prints the run: status, every step and its last attempt, what each attempt reported
+           (last progress, usage) (--json: as the API returns it)
   watch    prints the run's journal as it grows until the run ends; exit 0 iff it completed
   cancel   cancels the run (a finished run is left as it is) and prints its status
 

@@ -22,6 +22,9 @@ Result<AttemptView> AttemptFrom(const JsonObject& o) {
   SCIMESH_ASSIGN_OR_RETURN(a.started_at, o.OptString("started_at"));
   SCIMESH_ASSIGN_OR_RETURN(a.ended_at, o.OptString("ended_at"));
   a.error_json = o.OptRaw("error").value_or("null");
+  // Absent from coordinators older than these fields: null, as for none.
+  a.progress_json = o.OptRaw("progress").value_or("null");
+  a.usage_json = o.OptRaw("usage").value_or("null");
   return a;
 }
 
@@ -133,6 +136,10 @@ std::string SerializeRunView(const RunView& r) {
       WriteOptString(w, "ended_at", a.ended_at);
       w.Key("error");
       WriteRawJson(w, a.error_json);
+      w.Key("progress");
+      WriteRawJson(w, a.progress_json);
+      w.Key("usage");
+      WriteRawJson(w, a.usage_json);
       w.EndObject();
     }
     w.EndArray();

@@ -244,6 +244,8 @@ struct AttemptView {
   std::string status;
   std::optional<std::string> claimed_at, started_at, ended_at;
   std::string error_json;  // JSON, "null" when none
+  std::string progress_json = "null";  // the last heartbeated `progress`, "null" when none
+  std::string usage_json = "null";     // the `usage` it completed with, "null" when none
 };
 
 struct StepView {
