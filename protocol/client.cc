@@ -19,7 +19,7 @@ Millis Since(MonoTime t) {
 
 template <typename T>
 Result<T> Expect2xx(std::string_view what, const Result<HttpResponse>& r, Result<T> (*parse)(std::string_view)) {
-  if (!r.ok()) return r.status().WithContext(what);
+  if (!r.ok()) return r.status();  // WithRetries named `what` once already
   if (r->status / 100 != 2) return StatusFromErrorResponse(what, *r);
   auto v = parse(r->body);
   if (!v.ok()) return v.status().WithContext(std::string(what) + ": unexpected response");
@@ -116,8 +116,8 @@ Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_
     Millis wait = BackoffDelay(options_.backoff, n, unit(rng_));
     if (!r.ok()) {
       const Code code = r.status().code();
-      if (code != Code::kUnavailable && code != Code::kTimeout) return r;
-      failure = r.status();
+      if (code != Code::kUnavailable && code != Code::kTimeout) return r.status().WithContext(what);
+      failure = r.status().WithContext(what);
     } else if (r->status >= 500 || r->status == 429) {
       failure = StatusFromErrorResponse(what, *r);
       if (auto after = ParseRetryAfter(r->Header("retry-after"), std::chrono::system_clock::now())) {
@@ -128,10 +128,11 @@ Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_
       return r;
     }
     if (std::chrono::steady_clock::now() + wait >= budget_end) {
-      Log()->warn("{}: giving up after {} tries: {}", what, n, failure.ToString());
-      return failure.WithContext(std::string(what) + " (after " + std::to_string(n) + " tries)");
+      // Every failure names `what` once; the tries go at the end.
+      Log()->warn("giving up after {} tries: {}", n, failure.ToString());
+      return Status(failure.code(), failure.message() + " (after " + std::to_string(n) + " tries)");
     }
-    Log()->warn("{}: {}; retry {} in {} ms", what, failure.ToString(), n, wait.count());
+    Log()->warn("{}; retry {} in {} ms", failure.ToString(), n, wait.count());
     if (!SleepUnlessInterrupted(wait)) return Status::Cancelled(std::string(what) + ": interrupted");
   }
 }

@@ -100,7 +100,7 @@ Result<FileDigest> Client::DownloadArtifact(const InputArtifact& artifact, int f
                                 SameOrigin(url, base_) ? "" : " (without the token)");
     }
   });
-  if (!r.ok()) return r.status().WithContext(what);
+  if (!r.ok()) return r.status();  // WithRetries named `what` once already
   if (r->status / 100 != 2) return StatusFromErrorResponse(what, *r);
   FileDigest got{hash.HexDigest(), r->downloaded};
   if (got.size != artifact.size) {
