@@ -52,6 +52,9 @@ ArtifactRef ReadArtifactRef(const rapidjson::Value& v, const std::string& path, 
   ArtifactRef a;
   FieldReader r(v, path, problems);
   a.name = r.String("name", Need::kRequired, 1, 128).value_or("");
+  if (!problems.any() && !IsArtifactName(a.name)) {
+    r.Fail("name", "must be 1-128 characters of [A-Za-z0-9._-], not starting with '.'");
+  }
   a.uri = r.String("uri", Need::kRequired, 1, 4096).value_or("");
   a.sha256 = r.String("sha256", Need::kRequired, 64, 64).value_or("");
   a.size = r.Int("size", Need::kRequired, 0, INT64_MAX).value_or(0);
@@ -71,7 +74,7 @@ ApiResult<RegisterRequest> ParseRegisterRequest(const rapidjson::Value& body) {
   }
   req.host = r.String("host", Need::kRequired, 1, 255).value_or("");
   req.version = r.String("version", Need::kRequired, 1, 128).value_or("");
-  req.concurrency = r.Int("concurrency", Need::kRequired, 1, 4096).value_or(1);
+  req.concurrency = r.Int("concurrency", Need::kRequired, 1, kMaxConcurrency).value_or(1);
   if (const rapidjson::Value* defs = r.Array("definitions", Need::kRequired, 0, 1024)) {
     for (rapidjson::SizeType i = 0; i < defs->Size() && !problems.any(); ++i) {
       req.definitions.push_back(ReadDefinition((*defs)[i], "definitions[" + std::to_string(i) + "]", problems));
@@ -97,9 +100,12 @@ ApiResult<ClaimRequest> ParseClaimRequest(const rapidjson::Value& body) {
   if (!problems.any() && !IsWorkerId(req.worker_id)) {
     r.Fail("worker_id", "must be 1-128 characters of [A-Za-z0-9._:@/-]");
   }
-  req.max = r.Int("max", Need::kRequired, 1, 64).value_or(1);
-  req.wait_ms = r.Int("wait_ms", Need::kOptional, 0, 60000).value_or(0);
+  req.max = r.Int("max", Need::kRequired, 1, kMaxClaimMax).value_or(1);
+  req.wait_ms = r.Int("wait_ms", Need::kOptional, 0, kMaxClaimWaitMs).value_or(0);
   req.run_id = r.String("run_id", Need::kOptional, 1, 64);
+  if (!problems.any() && req.run_id && !IsRunId(*req.run_id)) {
+    r.Fail("run_id", "must be 'r_' followed by 16 lowercase hex digits");
+  }
   if (const rapidjson::Value* free = r.Object("free", Need::kOptional)) req.free = ReadFree(*free, problems);
   return Finish(problems, std::move(req));
 }
@@ -183,7 +189,7 @@ ApiResult<RunCreateRequest> ParseRunCreateRequest(const rapidjson::Value& body) 
   }
   req.input_json = ObjectText(r, "input", Need::kRequired).value_or("{}");
   if (const rapidjson::Value* c = r.Any("correlation", Need::kOptional)) req.correlation_json = CompactJson(*c);
-  req.deadline_s = r.Int("deadline_s", Need::kOptional, 1, 31536000);
+  req.deadline_s = r.Int("deadline_s", Need::kOptional, 1, kMaxRunDeadlineS);
   return Finish(problems, std::move(req));
 }
 

@@ -14,6 +14,7 @@
 #include "coordinator/definition.h"
 #include "coordinator/json_input.h"
 #include "coordinator/states.h"
+#include "protocol/wire_limits.h"
 
 namespace scimesh::coordinator {
 
@@ -66,9 +67,7 @@ struct RunCreateRequest {
   std::optional<int64_t> deadline_s;
 };
 
-// Limits a parser needs besides JsonLimits.
-inline constexpr size_t kMaxProgressBytes = 4 * 1024;
-inline constexpr size_t kMaxErrorMessageBytes = 4 * 1024;
+// kMaxProgressBytes, kMaxErrorMessageBytes and the ranges: protocol/wire_limits.h.
 
 ApiResult<RegisterRequest> ParseRegisterRequest(const rapidjson::Value& body);
 ApiResult<ClaimRequest> ParseClaimRequest(const rapidjson::Value& body);

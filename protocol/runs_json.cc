@@ -1,7 +1,9 @@
 // JSON for the run API (scope execute): start, show, journal, cancel.
+#include "protocol/identifiers.h"
 #include "protocol/json_io.h"
 #include "protocol/wire_json.h"
 #include "protocol/wire_json_parts.h"
+#include "protocol/wire_limits.h"
 
 namespace scimesh {
 namespace {
@@ -74,10 +76,12 @@ Result<RunCreateRequest> ParseRunCreateRequest(std::string_view json) {
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
   RunCreateRequest r;
   SCIMESH_ASSIGN_OR_RETURN(r.workflow, o.String("workflow"));
+  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(r.workflow, o.FieldPath("workflow")));
   SCIMESH_ASSIGN_OR_RETURN(r.version, o.OptString("version"));
+  if (r.version) SCIMESH_RETURN_IF_ERROR(CheckIdentifier(*r.version, o.FieldPath("version")));
   SCIMESH_ASSIGN_OR_RETURN(r.input_json, o.RawObject("input"));
   r.correlation_json = o.OptRaw("correlation");
-  SCIMESH_ASSIGN_OR_RETURN(r.deadline_s, o.OptInt("deadline_s"));
+  SCIMESH_ASSIGN_OR_RETURN(r.deadline_s, o.OptIntIn("deadline_s", 1, kMaxRunDeadlineS));
   return r;
 }
 
