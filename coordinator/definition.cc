@@ -62,7 +62,7 @@ StepDefinition ReadStep(const rapidjson::Value& value, const std::string& path, 
     }
   }
   if (const rapidjson::Value* input = step.Any("input", Need::kOptional)) {
-    s.input_template = CanonicalJson(*input);
+    s.input_template = SortedKeysJson(*input);
   }
   ReadResources(step, s.resources);
   s.walltime_s = step.Int("walltime_s", Need::kOptional, 1, 604800).value_or(3600);
@@ -144,7 +144,7 @@ std::string WorkflowDefinition::CanonicalText() const {
     w.Key("id");
     WriteString(w, s.id);
     w.Key("input");
-    WriteRaw(w, s.input_template);
+    WriteRawJson(w, s.input_template);
     w.Key("max_attempts");
     w.Int64(s.max_attempts);
     w.Key("needs");

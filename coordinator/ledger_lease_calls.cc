@@ -53,7 +53,7 @@ Result<std::string> MergeState(const std::string& state_text, const std::string&
       s.AddMember(rapidjson::Value(it->name, s.GetAllocator()), value, s.GetAllocator());
     }
   }
-  return CompactJson(s);
+  return ToJsonText(s);
 }
 
 }  // namespace

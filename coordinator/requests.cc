@@ -28,7 +28,7 @@ LeaseIdentity ReadIdentity(FieldReader& r) {
 std::optional<std::string> ObjectText(FieldReader& r, const char* name, Need need) {
   const rapidjson::Value* v = r.Object(name, need);
   if (v == nullptr) return std::nullopt;
-  return CompactJson(*v);
+  return ToJsonText(*v);
 }
 
 FreeCapacity ReadFree(const rapidjson::Value& v, InputProblems& problems) {
@@ -123,7 +123,7 @@ ApiResult<HeartbeatRequest> ParseHeartbeatRequest(const rapidjson::Value& body) 
   HeartbeatRequest req;
   req.who = ReadIdentity(r);
   if (const rapidjson::Value* progress = r.Any("progress", Need::kOptional)) {
-    std::string text = CompactJson(*progress);
+    std::string text = ToJsonText(*progress);
     if (text.size() > kMaxProgressBytes) {
       r.Fail("progress", "is larger than 4 KiB serialized");
     } else {
@@ -188,7 +188,7 @@ ApiResult<RunCreateRequest> ParseRunCreateRequest(const rapidjson::Value& body) 
     r.Fail("version", "must be 1-64 characters of [A-Za-z0-9._-], not . or ..");
   }
   req.input_json = ObjectText(r, "input", Need::kRequired).value_or("{}");
-  if (const rapidjson::Value* c = r.Any("correlation", Need::kOptional)) req.correlation_json = CompactJson(*c);
+  if (const rapidjson::Value* c = r.Any("correlation", Need::kOptional)) req.correlation_json = ToJsonText(*c);
   req.deadline_s = r.Int("deadline_s", Need::kOptional, 1, kMaxRunDeadlineS);
   return Finish(problems, std::move(req));
 }
