@@ -55,7 +55,7 @@ ApiResult<RunStatusReply> Ledger::CreateRun(const RunCreateRequest& req, const K
       auto q = db_->Sql(kInsertRun);
       if (!q.ok()) return Broken(q.status());
       q->Bind(1, run_id).Bind(2, req.workflow).Bind(3, version).Bind(4, req.input_json);
-      q->Bind(5, req.correlation_json).Bind(6, NewTraceId()).Bind(7, tx.now).Bind(8, deadline);
+      q->Bind(5, req.correlation_json.value_or("null")).Bind(6, NewTraceId()).Bind(7, tx.now).Bind(8, deadline);
       auto has = q->Step();
       if (!has.ok()) return Broken(has.status());
       run_seq = *has ? q->Int(0) : 0;

@@ -15,14 +15,13 @@ ApiResult<T> Finish(const InputProblems& problems, T value) {
   return value;
 }
 
-LeaseIdentity ReadIdentity(FieldReader& r) {
-  LeaseIdentity who;
-  who.worker_id = r.String("worker_id", Need::kRequired, 1, 128).value_or("");
-  if (!r.problems().any() && !IsWorkerId(who.worker_id)) {
+// worker_id and attempt, sent on every lease call.
+void ReadIdentity(FieldReader& r, std::string& worker_id, int64_t& attempt) {
+  worker_id = r.String("worker_id", Need::kRequired, 1, 128).value_or("");
+  if (!r.problems().any() && !IsWorkerId(worker_id)) {
     r.Fail("worker_id", "must be 1-128 characters of [A-Za-z0-9._:@/-]");
   }
-  who.attempt = r.Int("attempt", Need::kRequired, 1, kMaxWireInt).value_or(0);
-  return who;
+  attempt = r.Int("attempt", Need::kRequired, 1, kMaxWireInt).value_or(0);
 }
 
 std::optional<std::string> ObjectText(FieldReader& r, const char* name, Need need) {
@@ -110,18 +109,19 @@ ApiResult<ClaimRequest> ParseClaimRequest(const rapidjson::Value& body) {
   return Finish(problems, std::move(req));
 }
 
-ApiResult<LeaseIdentity> ParseStartedRequest(const rapidjson::Value& body) {
+ApiResult<BeatRequest> ParseStartedRequest(const rapidjson::Value& body) {
   InputProblems problems;
   FieldReader r(body, "", problems);
-  LeaseIdentity who = ReadIdentity(r);
-  return Finish(problems, std::move(who));
+  BeatRequest req;
+  ReadIdentity(r, req.worker_id, req.attempt);
+  return Finish(problems, std::move(req));
 }
 
-ApiResult<HeartbeatRequest> ParseHeartbeatRequest(const rapidjson::Value& body) {
+ApiResult<BeatRequest> ParseHeartbeatRequest(const rapidjson::Value& body) {
   InputProblems problems;
   FieldReader r(body, "", problems);
-  HeartbeatRequest req;
-  req.who = ReadIdentity(r);
+  BeatRequest req;
+  ReadIdentity(r, req.worker_id, req.attempt);
   if (const rapidjson::Value* progress = r.Any("progress", Need::kOptional)) {
     std::string text = ToJsonText(*progress);
     if (text.size() > kMaxProgressBytes) {
@@ -137,7 +137,7 @@ ApiResult<CompleteRequest> ParseCompleteRequest(const rapidjson::Value& body) {
   InputProblems problems;
   FieldReader r(body, "", problems);
   CompleteRequest req;
-  req.who = ReadIdentity(r);
+  ReadIdentity(r, req.worker_id, req.attempt);
   req.output_json = ObjectText(r, "output", Need::kRequired).value_or("{}");
   req.state_patch_json = ObjectText(r, "state_patch", Need::kOptional);
   req.usage_json = ObjectText(r, "usage", Need::kOptional);
@@ -153,7 +153,7 @@ ApiResult<FailRequest> ParseFailRequest(const rapidjson::Value& body) {
   InputProblems problems;
   FieldReader r(body, "", problems);
   FailRequest req;
-  req.who = ReadIdentity(r);
+  ReadIdentity(r, req.worker_id, req.attempt);
   if (const rapidjson::Value* err = r.Object("error", Need::kRequired)) {
     FieldReader e(*err, "error", problems);
     if (auto cls = e.String("class", Need::kRequired, 1, 64)) {
