@@ -9,9 +9,8 @@ find_package(spdlog REQUIRED)
 find_package(MPI REQUIRED COMPONENTS C CXX Fortran)
 find_package(RapidJSON REQUIRED CONFIG)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
-pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 # The coordinator's event-driven HTTP front end (docs/coordinator.md "Why
-# libmicrohttpd"); cpp-httplib stays for clients in tests and `run`.
+# libmicrohttpd").
 pkg_check_modules(MICROHTTPD REQUIRED IMPORTED_TARGET libmicrohttpd)
 
 if(NOT TARGET RapidJSON::RapidJSON)
@@ -28,6 +27,9 @@ set(SCIMESH_SLURM_PLUGIN_DIR "${CMAKE_INSTALL_FULL_LIBDIR}/slurm-wlm"
 
 if(SCIMESH_BUILD_TESTS)
   find_package(GTest REQUIRED)
+  # Only the hand-written HTTP peers of tests: no installed binary links it
+  # (`scimesh-coordinator run` uses protocol/'s client).
+  pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 endif()
 if(SCIMESH_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)

@@ -8,8 +8,8 @@ namespace scimesh::coordinator {
 
 bool TakeCapacity(FreeCapacity& free, const Resources& r, int64_t walltime_s) {
   if (walltime_s > free.walltime_s) return false;
-  const int64_t need_cpus = r.CpusPerNode();
-  const int64_t need_gpus = r.GpusPerNode();
+  const int64_t need_cpus = CpusPerNode(r);
+  const int64_t need_gpus = GpusPerNode(r);
   std::vector<size_t> order(free.nodes.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),

@@ -8,19 +8,11 @@
 #include <vector>
 
 #include "coordinator/definition.h"
+#include "protocol/wire.h"
 
 namespace scimesh::coordinator {
 
-struct FreeNode {
-  std::string name;
-  int64_t cpus = 0;
-  int64_t gpus = 0;
-};
-
-struct FreeCapacity {
-  std::vector<FreeNode> nodes;
-  int64_t walltime_s = 0;
-};
+// FreeNode and FreeCapacity are the wire types of protocol/wire.h.
 
 // True when a step needing `r` for `walltime_s` fits `free`: walltime_s <=
 // free.walltime_s and at least r.nodes nodes each with cpus >= ranks_per_node

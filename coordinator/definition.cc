@@ -30,11 +30,11 @@ void ReadResources(FieldReader& step, Resources& r) {
 void ReadRetryOn(FieldReader& step, StepDefinition& s) {
   const rapidjson::Value* arr = step.Array("retry_on", Need::kOptional, 0, 16);
   if (arr == nullptr) return;
-  std::set<FailureClass> classes;
+  std::set<FailClass> classes;
   for (rapidjson::SizeType i = 0; i < arr->Size(); ++i) {
     const auto& e = (*arr)[i];
-    std::optional<FailureClass> c;
-    if (e.IsString()) c = ParseFailureClass(std::string_view(e.GetString(), e.GetStringLength()));
+    std::optional<FailClass> c;
+    if (e.IsString()) c = ParseFailClass(std::string_view(e.GetString(), e.GetStringLength()));
     if (!c || !SpendsBudget(*c)) {
       step.problems().Add(step.PathOf("retry_on") + "[" + std::to_string(i) + "]",
                           "must be a budget-spending class: retryable, timeout, cancelled, "
@@ -62,7 +62,7 @@ StepDefinition ReadStep(const rapidjson::Value& value, const std::string& path, 
     }
   }
   if (const rapidjson::Value* input = step.Any("input", Need::kOptional)) {
-    s.input_template = CanonicalJson(*input);
+    s.input_template = SortedKeysJson(*input);
   }
   ReadResources(step, s.resources);
   s.walltime_s = step.Int("walltime_s", Need::kOptional, 1, 604800).value_or(3600);
@@ -109,7 +109,7 @@ std::string DescribeCycle(const WorkflowDefinition& def, const std::vector<bool>
 
 }  // namespace
 
-bool StepDefinition::RetriesOn(FailureClass c) const {
+bool StepDefinition::RetriesOn(FailClass c) const {
   return std::find(retry_on.begin(), retry_on.end(), c) != retry_on.end();
 }
 
@@ -125,9 +125,9 @@ int WorkflowDefinition::IndexOf(std::string_view id) const {
   return -1;
 }
 
-std::vector<FailureClass> DefaultRetryOn() {
-  return {FailureClass::kRetryable, FailureClass::kTimeout, FailureClass::kCancelled,
-          FailureClass::kNodeFailure};
+std::vector<FailClass> DefaultRetryOn() {
+  return {FailClass::kRetryable, FailClass::kTimeout, FailClass::kCancelled,
+          FailClass::kNodeFailure};
 }
 
 std::string WorkflowDefinition::CanonicalText() const {
@@ -144,7 +144,7 @@ std::string WorkflowDefinition::CanonicalText() const {
     w.Key("id");
     WriteString(w, s.id);
     w.Key("input");
-    WriteRaw(w, s.input_template);
+    WriteRawJson(w, s.input_template);
     w.Key("max_attempts");
     w.Int64(s.max_attempts);
     w.Key("needs");

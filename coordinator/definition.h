@@ -14,18 +14,13 @@
 #include "coordinator/json_input.h"
 #include "coordinator/states.h"
 #include "protocol/status.h"
+#include "protocol/wire.h"
 
 namespace scimesh::coordinator {
 
-struct Resources {
-  int64_t nodes = 1;
-  int64_t ranks_per_node = 1;
-  int64_t cpus_per_rank = 1;
-  int64_t gpus_per_rank = 0;
-
-  int64_t CpusPerNode() const { return ranks_per_node * cpus_per_rank; }
-  int64_t GpusPerNode() const { return ranks_per_node * gpus_per_rank; }
-};
+// Resources is protocol/wire.h's. What one node of a step needs:
+inline int64_t CpusPerNode(const Resources& r) { return r.ranks_per_node * r.cpus_per_rank; }
+inline int64_t GpusPerNode(const Resources& r) { return r.ranks_per_node * r.gpus_per_rank; }
 
 struct StepDefinition {
   std::string id;
@@ -35,9 +30,9 @@ struct StepDefinition {
   int64_t walltime_s = 3600;
   int64_t max_attempts = 3;
   Delivery delivery = Delivery::kAtLeastOnce;
-  std::vector<FailureClass> retry_on;  // sorted, unique
+  std::vector<FailClass> retry_on;  // sorted, unique
 
-  bool RetriesOn(FailureClass c) const;
+  bool RetriesOn(FailClass c) const;
 };
 
 struct WorkflowDefinition {
@@ -55,7 +50,7 @@ struct WorkflowDefinition {
 };
 
 // The default `retry_on`: retryable, timeout, cancelled, node_failure.
-std::vector<FailureClass> DefaultRetryOn();
+std::vector<FailClass> DefaultRetryOn();
 
 // Reads one `definitions[i]` object (`path` is its field path), checking every
 // rule of docs/protocol.md "register" including the DAG and the templates.

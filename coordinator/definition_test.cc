@@ -31,9 +31,9 @@ TEST(ReadDefinition, FillsDefaults) {
   EXPECT_EQ(s.walltime_s, 3600);
   EXPECT_EQ(s.max_attempts, 3);
   EXPECT_EQ(s.delivery, Delivery::kAtLeastOnce);
-  EXPECT_TRUE(s.RetriesOn(FailureClass::kRetryable));
-  EXPECT_TRUE(s.RetriesOn(FailureClass::kNodeFailure));
-  EXPECT_FALSE(s.RetriesOn(FailureClass::kInvalidOutput));
+  EXPECT_TRUE(s.RetriesOn(FailClass::kRetryable));
+  EXPECT_TRUE(s.RetriesOn(FailClass::kNodeFailure));
+  EXPECT_FALSE(s.RetriesOn(FailClass::kInvalidOutput));
 }
 
 TEST(ReadDefinition, SameContentInAnotherKeyOrderIsTheSameDefinition) {
@@ -52,7 +52,7 @@ TEST(ReadDefinition, CanonicalTextReadsBackToTheSameDefinition) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->CanonicalText(), a->def.CanonicalText());
   EXPECT_EQ(back->steps[1].delivery, Delivery::kAtMostOnce);
-  EXPECT_EQ(back->steps[1].retry_on, std::vector<FailureClass>{FailureClass::kTimeout});
+  EXPECT_EQ(back->steps[1].retry_on, std::vector<FailClass>{FailClass::kTimeout});
 }
 
 TEST(ReadDefinition, UnknownNeedNamesTheField) {

@@ -85,24 +85,24 @@ void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse
     case LeaseCall::kHeartbeat: {
       auto p = ParseHeartbeatRequest(*body);
       if (!p.ok()) return ReplyError(res, p.error());
-      caller.worker_id = p.value().who.worker_id;
-      caller.attempt = p.value().who.attempt;
+      caller.worker_id = p.value().worker_id;
+      caller.attempt = p.value().attempt;
       auto r = ledger_.Heartbeat(lease_id, caller, p.value().progress_json);
       return r.ok() ? ReplyJson(res, 200, ToJson(r.value())) : ReplyError(res, r.error());
     }
     case LeaseCall::kComplete: {
       auto p = ParseCompleteRequest(*body);
       if (!p.ok()) return ReplyError(res, p.error());
-      caller.worker_id = p.value().who.worker_id;
-      caller.attempt = p.value().who.attempt;
+      caller.worker_id = p.value().worker_id;
+      caller.attempt = p.value().attempt;
       auto r = ledger_.Complete(lease_id, caller, p.value());
       return r.ok() ? ReplyJson(res, 200, CompleteJson()) : ReplyError(res, r.error());
     }
     case LeaseCall::kFail: {
       auto p = ParseFailRequest(*body);
       if (!p.ok()) return ReplyError(res, p.error());
-      caller.worker_id = p.value().who.worker_id;
-      caller.attempt = p.value().who.attempt;
+      caller.worker_id = p.value().worker_id;
+      caller.attempt = p.value().attempt;
       auto r = ledger_.Fail(lease_id, caller, p.value());
       return r.ok() ? ReplyJson(res, 200, ToJson(r.value())) : ReplyError(res, r.error());
     }

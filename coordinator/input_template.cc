@@ -198,7 +198,7 @@ class Renderer {
       if (val->IsString()) {
         out.append(val->GetString(), val->GetStringLength());
       } else {
-        out += CompactJson(*val);
+        out += ToJsonText(*val);
       }
       pos = p.end;
     }

@@ -12,6 +12,7 @@
 #include <rapidjson/document.h>
 
 #include "coordinator/api_error.h"
+#include "protocol/wire_limits.h"
 
 namespace scimesh::coordinator {
 
@@ -71,7 +72,7 @@ class FieldReader {
   InputProblems& problems_;
 };
 
-// Largest integer accepted where docs/protocol.md names no bound.
-inline constexpr int64_t kMaxWireInt = 2147483647;
+// kMaxWireInt (the largest integer where docs/protocol.md names no bound) is
+// protocol/wire_limits.h's.
 
 }  // namespace scimesh::coordinator

@@ -55,7 +55,7 @@ TEST(ParseJson, NumbersReadBackAsTheyWereWritten) {
                            R"([0,-1,2147483648,-9223372036854775808,18446744073709551615,-0.0,1.5])"}) {
     auto doc = ParseJson(text);
     ASSERT_TRUE(doc.ok()) << text;
-    EXPECT_EQ(CompactJson(*doc.value()), text);
+    EXPECT_EQ(ToJsonText(*doc.value()), text);
   }
   // Integers keep their types; past 64 bits, zeros and underflow are doubles.
   auto doc = ParseJson(R"([-5,7,18446744073709551616,0e-74,1e-400,-1e-400])");

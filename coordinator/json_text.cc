@@ -1,4 +1,4 @@
-// Compact and canonical JSON serialization, raw embedding and UTF-8-safe cuts.
+// Sorted-key JSON serialization and UTF-8-safe cuts.
 #include "coordinator/json_text.h"
 
 #include <algorithm>
@@ -31,41 +31,13 @@ void WriteCanonical(JsonWriter& w, const rapidjson::Value& v) {
   }
 }
 
-rapidjson::Type TypeOfText(std::string_view t) {
-  if (t.empty()) return rapidjson::kNullType;
-  switch (t.front()) {
-    case '{': return rapidjson::kObjectType;
-    case '[': return rapidjson::kArrayType;
-    case '"': return rapidjson::kStringType;
-    case 't': return rapidjson::kTrueType;
-    case 'f': return rapidjson::kFalseType;
-    case 'n': return rapidjson::kNullType;
-    default: return rapidjson::kNumberType;
-  }
-}
-
 }  // namespace
 
-std::string CompactJson(const rapidjson::Value& value) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  value.Accept(w);
-  return std::string(buf.GetString(), buf.GetSize());
-}
-
-std::string CanonicalJson(const rapidjson::Value& value) {
+std::string SortedKeysJson(const rapidjson::Value& value) {
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   WriteCanonical(w, value);
   return std::string(buf.GetString(), buf.GetSize());
-}
-
-void WriteRaw(JsonWriter& w, std::string_view json_text) {
-  if (json_text.empty()) {
-    w.Null();
-    return;
-  }
-  w.RawValue(json_text.data(), json_text.size(), TypeOfText(json_text));
 }
 
 std::string TruncateUtf8(std::string_view text, size_t max_bytes) {

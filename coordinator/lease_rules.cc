@@ -72,17 +72,17 @@ int64_t BackoffMs(const RetryPolicy& policy, int64_t spent, double jitter) {
   return std::max<int64_t>(0, std::llround(delay));
 }
 
-FailureVerdict DecideFailure(FailureClass c, const StepDefinition& step, int64_t spent_before,
+FailureVerdict DecideFailure(FailClass c, const StepDefinition& step, int64_t spent_before,
                              const RetryPolicy& policy, double jitter) {
   FailureVerdict v;
   switch (c) {
-    case FailureClass::kFatal:
+    case FailClass::kFatal:
       return v;
-    case FailureClass::kUnservable:
+    case FailClass::kUnservable:
       v.requeue = true;
       v.exclude_worker = true;
       return v;
-    case FailureClass::kPreempted:
+    case FailClass::kPreempted:
       v.requeue = true;
       return v;
     default:

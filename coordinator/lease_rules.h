@@ -68,7 +68,7 @@ struct FailureVerdict {
 };
 
 // A `fail` with class `c`, after `spent_before` budget-spending attempts.
-FailureVerdict DecideFailure(FailureClass c, const StepDefinition& step, int64_t spent_before,
+FailureVerdict DecideFailure(FailClass c, const StepDefinition& step, int64_t spent_before,
                              const RetryPolicy& policy, double jitter);
 
 // A lease that expired past its grace window. One that never got `started`

@@ -125,34 +125,34 @@ TEST(BackoffMs, DoublesUpToTheCapWithTwentyPercentJitter) {
 TEST(DecideFailure, ClassesAndBudget) {
   StepDefinition s;
   s.max_attempts = 3;
-  s.retry_on = {FailureClass::kRetryable};
+  s.retry_on = {FailClass::kRetryable};
   RetryPolicy p{100, 1000};
 
-  FailureVerdict v = DecideFailure(FailureClass::kRetryable, s, 0, p, 0.0);
+  FailureVerdict v = DecideFailure(FailClass::kRetryable, s, 0, p, 0.0);
   EXPECT_TRUE(v.spends_budget);
   EXPECT_TRUE(v.requeue);
   EXPECT_EQ(v.delay_ms, 100);
-  v = DecideFailure(FailureClass::kRetryable, s, 1, p, 0.0);
+  v = DecideFailure(FailClass::kRetryable, s, 1, p, 0.0);
   EXPECT_TRUE(v.requeue);
   EXPECT_EQ(v.delay_ms, 200);
-  v = DecideFailure(FailureClass::kRetryable, s, 2, p, 0.0);  // the third spent attempt
+  v = DecideFailure(FailClass::kRetryable, s, 2, p, 0.0);  // the third spent attempt
   EXPECT_TRUE(v.spends_budget);
   EXPECT_FALSE(v.requeue);
 
-  v = DecideFailure(FailureClass::kTimeout, s, 0, p, 0.0);  // not in retry_on
+  v = DecideFailure(FailClass::kTimeout, s, 0, p, 0.0);  // not in retry_on
   EXPECT_TRUE(v.spends_budget);
   EXPECT_FALSE(v.requeue);
-  v = DecideFailure(FailureClass::kFatal, s, 0, p, 0.0);
+  v = DecideFailure(FailClass::kFatal, s, 0, p, 0.0);
   EXPECT_FALSE(v.spends_budget);
   EXPECT_FALSE(v.requeue);
 
   for (int spent : {0, 2, 99}) {
-    v = DecideFailure(FailureClass::kUnservable, s, spent, p, 0.0);
+    v = DecideFailure(FailClass::kUnservable, s, spent, p, 0.0);
     EXPECT_TRUE(v.requeue);
     EXPECT_TRUE(v.exclude_worker);
     EXPECT_FALSE(v.spends_budget);
     EXPECT_EQ(v.delay_ms, 0);
-    v = DecideFailure(FailureClass::kPreempted, s, spent, p, 0.0);
+    v = DecideFailure(FailClass::kPreempted, s, spent, p, 0.0);
     EXPECT_TRUE(v.requeue);
     EXPECT_FALSE(v.exclude_worker);
     EXPECT_FALSE(v.spends_budget);

@@ -4,6 +4,7 @@
 
 #include "coordinator/ledger_internal.h"
 #include "coordinator/schema.h"
+#include "protocol/json_io.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -137,6 +138,33 @@ Status Ledger::AppendEvent(Tx& tx, const std::string& run_id, std::string_view t
   return q->Run();
 }
 
+std::string WithReport(std::string_view detail_json, const std::optional<std::string>& progress_json,
+                       const std::optional<std::string>& usage_json) {
+  if (!progress_json && !usage_json) return std::string(detail_json);
+  rapidjson::Document detail;
+  detail.Parse(detail_json.data(), detail_json.size());
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  if (!detail.HasParseError() && detail.IsObject()) {
+    for (const auto& m : detail.GetObject()) {
+      w.Key(m.name.GetString(), m.name.GetStringLength());
+      m.value.Accept(w);
+    }
+  }
+  // Both were checked JSON when they were stored (heartbeat, complete).
+  if (progress_json) {
+    w.Key("progress");
+    WriteRawJson(w, *progress_json);
+  }
+  if (usage_json) {
+    w.Key("usage");
+    WriteRawJson(w, *usage_json);
+  }
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
 // Reads the SCIMESH_ATTEMPT_COLUMNS of the current row.
 static void ReadAttemptRow(const Query& q, auto& row) {
   row.lease_id = q.Text(0);
@@ -155,6 +183,7 @@ static void ReadAttemptRow(const Query& q, auto& row) {
   row.run_deadline = q.OptInt(13);
   row.step_attempts = q.Int(14);
   row.step_spent = q.Int(15);
+  row.progress_json = q.OptText(16);
 }
 
 Result<std::optional<Ledger::AttemptRow>> Ledger::LoadAttempt(std::string_view lease_id) {

@@ -201,7 +201,7 @@ Result<Lease> Ledger::CreateLease(Tx& tx, const std::string& run_id, const StepD
       auto has = q->Step();
       if (!has.ok()) return has.status();
       WriteString(w, need);
-      WriteRaw(w, *has ? q->OptText(0).value_or("null") : "null");
+      WriteRawJson(w, *has ? q->OptText(0).value_or("null") : "null");
     }
     auto q = db_->Sql(kSelectStepArtifacts);
     if (!q.ok()) return q.status();

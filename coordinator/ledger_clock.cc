@@ -79,7 +79,8 @@ Status Ledger::ExpireAttempt(Tx& tx, AttemptRow& row) {
     SCIMESH_RETURN_IF_ERROR(q->Run());
   }
   SCIMESH_RETURN_IF_ERROR(
-      AppendEvent(tx, row.run_id, "attempt_expired", row.step_id, row.attempt, row.worker_id, "{}"));
+      AppendEvent(tx, row.run_id, "attempt_expired", row.step_id, row.attempt, row.worker_id,
+                              WithReport("{}", row.progress_json)));
   // A step whose leases keep expiring unstarted is requeued for free each
   // time; the log says so, so that a worker that never sends `started` shows.
   tx.Log("attempt expired: run={} step={} attempt={} lease={} worker_id={} reason=grace window ended{}",

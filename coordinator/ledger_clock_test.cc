@@ -166,8 +166,9 @@ TEST_F(LedgerClock, ARetryableFailureIsOfferedAgainExactlyWhenItsBackoffEnds) {
   ASSERT_EQ(leases.size(), 1u);
   ASSERT_TRUE(ledger_->Started(leases[0].lease_id, Caller(leases[0])).ok());
   FailRequest fail;
-  fail.who = LeaseIdentity{"n1", 1};
-  fail.error_class = FailureClass::kRetryable;
+  fail.worker_id = "n1";
+  fail.attempt = 1;
+  fail.error_class = FailClass::kRetryable;
   fail.message = "try again";
   auto failed = ledger_->Fail(leases[0].lease_id, Caller(leases[0]), fail);
   ASSERT_TRUE(failed.ok());

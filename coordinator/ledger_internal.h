@@ -51,13 +51,14 @@ struct Ledger::AttemptRow {
   std::optional<int64_t> run_deadline;
   int64_t step_attempts = 0;
   int64_t step_spent = 0;
+  std::optional<std::string> progress_json;  // the last heartbeated progress
 };
 
 // Columns LoadAttempt/LoadAttempts read, in this order (see ReadAttemptRow).
 #define SCIMESH_ATTEMPT_COLUMNS                                                                    \
   "SELECT a.lease_id, a.run_id, a.step_id, a.attempt, a.worker_id, a.key_name, a.status, "        \
   "a.prev_status, a.started_at, a.expires_at, r.workflow, r.version, r.status, r.deadline_at, "   \
-  "s.attempts, s.spent FROM attempts a JOIN runs r ON r.run_id = a.run_id "                       \
+  "s.attempts, s.spent, a.progress FROM attempts a JOIN runs r ON r.run_id = a.run_id "                       \
   "JOIN steps s ON s.run_id = a.run_id AND s.step_id = a.step_id "
 
 // One call waiting for (or in) a batch.
@@ -100,6 +101,11 @@ inline std::string DetailJson(std::initializer_list<std::pair<const char*, std::
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());
 }
+
+// A journal detail: `detail_json` (an object) plus what the attempt reported,
+// `progress` (last heartbeated) and `usage` (from complete), where present.
+std::string WithReport(std::string_view detail_json, const std::optional<std::string>& progress_json,
+                       const std::optional<std::string>& usage_json = std::nullopt);
 
 // Evaluates a Status-returning expression inside a ledger body; on failure
 // answers the call with the storage error.

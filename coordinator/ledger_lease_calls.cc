@@ -53,7 +53,7 @@ Result<std::string> MergeState(const std::string& state_text, const std::string&
       s.AddMember(rapidjson::Value(it->name, s.GetAllocator()), value, s.GetAllocator());
     }
   }
-  return CompactJson(s);
+  return ToJsonText(s);
 }
 
 }  // namespace
@@ -255,7 +255,8 @@ ApiResult<Done> Ledger::Complete(std::string_view lease_id, const LeaseCaller& c
       q->Bind(1, row.run_id).Bind(2, *merged);
       LEDGER_CHECK(q->Run());
     }
-    LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_completed", row.step_id, row.attempt, row.worker_id, "{}"));
+    LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_completed", row.step_id, row.attempt, row.worker_id,
+                             WithReport("{}", row.progress_json, req.usage_json)));
     tx.Log("attempt completed: run={} step={} attempt={} lease={} worker_id={} artifacts={}", row.run_id,
            row.step_id, row.attempt, row.lease_id, row.worker_id, req.artifacts.size());
     LEDGER_CHECK(PromoteWaiting(tx, row.run_id, true));
@@ -283,7 +284,7 @@ ApiResult<FailReply> Ledger::Fail(std::string_view lease_id, const LeaseCaller& 
       LEDGER_CHECK(q->Run());
     }
     LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_failed", row.step_id, row.attempt, row.worker_id,
-                             DetailJson({{"class", cls}, {"message", req.message}})));
+                             WithReport(DetailJson({{"class", cls}, {"message", req.message}}), row.progress_json)));
     tx.Log("attempt failed: run={} step={} attempt={} lease={} worker_id={} class={}", row.run_id, row.step_id,
            row.attempt, row.lease_id, row.worker_id, cls);
     if (v.spends_budget) {

@@ -178,7 +178,7 @@ Status Ledger::PromoteWaiting(Tx& tx, const std::string& run_id, bool journal_ru
     auto rendered = RenderTemplate(step.input_template, scope);
     if (!rendered.ok()) {
       if (rendered.status().code() != Code::kNotFound) return rendered.status();
-      return FailStepForGood(tx, run_id, step.id, std::nullopt, std::nullopt, Name(FailureClass::kFatal),
+      return FailStepForGood(tx, run_id, step.id, std::nullopt, std::nullopt, Name(FailClass::kFatal),
                              rendered.status().message());
     }
     auto q = db_->Sql(kQueueStep);

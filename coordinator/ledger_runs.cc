@@ -21,7 +21,7 @@ constexpr char kSelectRun[] =
 constexpr char kSelectSteps[] = "SELECT step_id, status, output FROM steps WHERE run_id = ?1 ORDER BY ord";
 constexpr char kSelectAttempts[] =
     "SELECT step_id, attempt, lease_id, worker_id, status, claimed_at, started_at, ended_at, error_class, "
-    "error_message FROM attempts WHERE run_id = ?1 ORDER BY step_id, attempt";
+    "error_message, progress, usage FROM attempts WHERE run_id = ?1 ORDER BY step_id, attempt";
 constexpr char kSelectArtifacts[] =
     "SELECT step_id, name, uri, sha256, size, media_type FROM step_artifacts WHERE run_id = ?1 "
     "ORDER BY step_id, ord";
@@ -56,7 +56,7 @@ ApiResult<RunStatusReply> Ledger::CreateRun(const RunCreateRequest& req, const K
       auto q = db_->Sql(kInsertRun);
       if (!q.ok()) return Broken(q.status());
       q->Bind(1, run_id).Bind(2, req.workflow).Bind(3, version).Bind(4, req.input_json);
-      q->Bind(5, req.correlation_json).Bind(6, NewTraceId()).Bind(7, tx.now).Bind(8, deadline);
+      q->Bind(5, req.correlation_json.value_or("null")).Bind(6, NewTraceId()).Bind(7, tx.now).Bind(8, deadline);
       auto has = q->Step();
       if (!has.ok()) return Broken(has.status());
       run_seq = *has ? q->Int(0) : 0;
@@ -172,6 +172,8 @@ ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
       a.ended_at = q->OptInt(7);
       a.error_class = q->OptText(8);
       a.error_message = q->OptText(9);
+      a.progress_json = q->OptText(10);
+      a.usage_json = q->OptText(11);
       v.steps[it->second].attempts.push_back(std::move(a));
     }
   }

@@ -83,6 +83,8 @@ struct AttemptView {
   std::optional<int64_t> ended_at;
   std::optional<std::string> error_class;
   std::optional<std::string> error_message;
+  std::optional<std::string> progress_json;  // the last heartbeated progress
+  std::optional<std::string> usage_json;     // what `complete` reported
 };
 
 // A queued step no live worker can fit (docs/protocol.md "Unfittable steps").

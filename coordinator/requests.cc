@@ -15,20 +15,19 @@ ApiResult<T> Finish(const InputProblems& problems, T value) {
   return value;
 }
 
-LeaseIdentity ReadIdentity(FieldReader& r) {
-  LeaseIdentity who;
-  who.worker_id = r.String("worker_id", Need::kRequired, 1, 128).value_or("");
-  if (!r.problems().any() && !IsWorkerId(who.worker_id)) {
+// worker_id and attempt, sent on every lease call.
+void ReadIdentity(FieldReader& r, std::string& worker_id, int64_t& attempt) {
+  worker_id = r.String("worker_id", Need::kRequired, 1, 128).value_or("");
+  if (!r.problems().any() && !IsWorkerId(worker_id)) {
     r.Fail("worker_id", "must be 1-128 characters of [A-Za-z0-9._:@/-]");
   }
-  who.attempt = r.Int("attempt", Need::kRequired, 1, kMaxWireInt).value_or(0);
-  return who;
+  attempt = r.Int("attempt", Need::kRequired, 1, kMaxWireInt).value_or(0);
 }
 
 std::optional<std::string> ObjectText(FieldReader& r, const char* name, Need need) {
   const rapidjson::Value* v = r.Object(name, need);
   if (v == nullptr) return std::nullopt;
-  return CompactJson(*v);
+  return ToJsonText(*v);
 }
 
 FreeCapacity ReadFree(const rapidjson::Value& v, InputProblems& problems) {
@@ -52,6 +51,9 @@ ArtifactRef ReadArtifactRef(const rapidjson::Value& v, const std::string& path, 
   ArtifactRef a;
   FieldReader r(v, path, problems);
   a.name = r.String("name", Need::kRequired, 1, 128).value_or("");
+  if (!problems.any() && !IsArtifactName(a.name)) {
+    r.Fail("name", "must be 1-128 characters of [A-Za-z0-9._-], not starting with '.'");
+  }
   a.uri = r.String("uri", Need::kRequired, 1, 4096).value_or("");
   a.sha256 = r.String("sha256", Need::kRequired, 64, 64).value_or("");
   a.size = r.Int("size", Need::kRequired, 0, INT64_MAX).value_or(0);
@@ -71,7 +73,7 @@ ApiResult<RegisterRequest> ParseRegisterRequest(const rapidjson::Value& body) {
   }
   req.host = r.String("host", Need::kRequired, 1, 255).value_or("");
   req.version = r.String("version", Need::kRequired, 1, 128).value_or("");
-  req.concurrency = r.Int("concurrency", Need::kRequired, 1, 4096).value_or(1);
+  req.concurrency = r.Int("concurrency", Need::kRequired, 1, kMaxConcurrency).value_or(1);
   if (const rapidjson::Value* defs = r.Array("definitions", Need::kRequired, 0, 1024)) {
     for (rapidjson::SizeType i = 0; i < defs->Size() && !problems.any(); ++i) {
       req.definitions.push_back(ReadDefinition((*defs)[i], "definitions[" + std::to_string(i) + "]", problems));
@@ -97,27 +99,31 @@ ApiResult<ClaimRequest> ParseClaimRequest(const rapidjson::Value& body) {
   if (!problems.any() && !IsWorkerId(req.worker_id)) {
     r.Fail("worker_id", "must be 1-128 characters of [A-Za-z0-9._:@/-]");
   }
-  req.max = r.Int("max", Need::kRequired, 1, 64).value_or(1);
-  req.wait_ms = r.Int("wait_ms", Need::kOptional, 0, 60000).value_or(0);
+  req.max = r.Int("max", Need::kRequired, 1, kMaxClaimMax).value_or(1);
+  req.wait_ms = r.Int("wait_ms", Need::kOptional, 0, kMaxClaimWaitMs).value_or(0);
   req.run_id = r.String("run_id", Need::kOptional, 1, 64);
+  if (!problems.any() && req.run_id && !IsRunId(*req.run_id)) {
+    r.Fail("run_id", "must be 'r_' followed by 16 lowercase hex digits");
+  }
   if (const rapidjson::Value* free = r.Object("free", Need::kOptional)) req.free = ReadFree(*free, problems);
   return Finish(problems, std::move(req));
 }
 
-ApiResult<LeaseIdentity> ParseStartedRequest(const rapidjson::Value& body) {
+ApiResult<BeatRequest> ParseStartedRequest(const rapidjson::Value& body) {
   InputProblems problems;
   FieldReader r(body, "", problems);
-  LeaseIdentity who = ReadIdentity(r);
-  return Finish(problems, std::move(who));
+  BeatRequest req;
+  ReadIdentity(r, req.worker_id, req.attempt);
+  return Finish(problems, std::move(req));
 }
 
-ApiResult<HeartbeatRequest> ParseHeartbeatRequest(const rapidjson::Value& body) {
+ApiResult<BeatRequest> ParseHeartbeatRequest(const rapidjson::Value& body) {
   InputProblems problems;
   FieldReader r(body, "", problems);
-  HeartbeatRequest req;
-  req.who = ReadIdentity(r);
+  BeatRequest req;
+  ReadIdentity(r, req.worker_id, req.attempt);
   if (const rapidjson::Value* progress = r.Any("progress", Need::kOptional)) {
-    std::string text = CompactJson(*progress);
+    std::string text = ToJsonText(*progress);
     if (text.size() > kMaxProgressBytes) {
       r.Fail("progress", "is larger than 4 KiB serialized");
     } else {
@@ -131,7 +137,7 @@ ApiResult<CompleteRequest> ParseCompleteRequest(const rapidjson::Value& body) {
   InputProblems problems;
   FieldReader r(body, "", problems);
   CompleteRequest req;
-  req.who = ReadIdentity(r);
+  ReadIdentity(r, req.worker_id, req.attempt);
   req.output_json = ObjectText(r, "output", Need::kRequired).value_or("{}");
   req.state_patch_json = ObjectText(r, "state_patch", Need::kOptional);
   req.usage_json = ObjectText(r, "usage", Need::kOptional);
@@ -147,11 +153,11 @@ ApiResult<FailRequest> ParseFailRequest(const rapidjson::Value& body) {
   InputProblems problems;
   FieldReader r(body, "", problems);
   FailRequest req;
-  req.who = ReadIdentity(r);
+  ReadIdentity(r, req.worker_id, req.attempt);
   if (const rapidjson::Value* err = r.Object("error", Need::kRequired)) {
     FieldReader e(*err, "error", problems);
     if (auto cls = e.String("class", Need::kRequired, 1, 64)) {
-      auto parsed = ParseFailureClass(*cls);
+      auto parsed = ParseFailClass(*cls);
       if (!parsed) {
         e.Fail("class", "must be one of retryable, timeout, cancelled, node_failure, invalid_output, "
                         "input_checksum, fatal, unservable, preempted");
@@ -182,8 +188,8 @@ ApiResult<RunCreateRequest> ParseRunCreateRequest(const rapidjson::Value& body) 
     r.Fail("version", "must be 1-64 characters of [A-Za-z0-9._-], not . or ..");
   }
   req.input_json = ObjectText(r, "input", Need::kRequired).value_or("{}");
-  if (const rapidjson::Value* c = r.Any("correlation", Need::kOptional)) req.correlation_json = CompactJson(*c);
-  req.deadline_s = r.Int("deadline_s", Need::kOptional, 1, 31536000);
+  if (const rapidjson::Value* c = r.Any("correlation", Need::kOptional)) req.correlation_json = ToJsonText(*c);
+  req.deadline_s = r.Int("deadline_s", Need::kOptional, 1, kMaxRunDeadlineS);
   return Finish(problems, std::move(req));
 }
 

@@ -1,6 +1,9 @@
-// Typed requests of docs/protocol.md and their parsers: each checks types,
-// ranges and identifier rules and answers a 400 naming the field. Pure;
-// thread-safe.
+// The coordinator's parsers of the requests of docs/protocol.md: each checks
+// types, ranges (protocol/wire_limits.h) and identifier rules and answers a
+// 400 naming the field. They produce protocol/'s wire types (wire.h), but
+// for register, whose definitions come out normalized (definition.h).
+// coordinator/verdict_corpus_test.cc holds them to the client's parsers'
+// verdicts. Pure; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +17,8 @@
 #include "coordinator/definition.h"
 #include "coordinator/json_input.h"
 #include "coordinator/states.h"
+#include "protocol/wire.h"
+#include "protocol/wire_limits.h"
 
 namespace scimesh::coordinator {
 
@@ -25,64 +30,19 @@ struct RegisterRequest {
   std::vector<WorkflowDefinition> definitions;
 };
 
-struct ClaimRequest {
-  std::string worker_id;
-  int64_t max = 1;
-  int64_t wait_ms = 0;
-  std::optional<std::string> run_id;
-  std::optional<FreeCapacity> free;
-};
-
-// Sent on every lease call.
+// The artifact upload's query names the caller as every lease call does.
 struct LeaseIdentity {
   std::string worker_id;
   int64_t attempt = 0;
 };
 
-struct HeartbeatRequest {
-  LeaseIdentity who;
-  std::optional<std::string> progress_json;  // compact JSON text
-};
-
-// An artifact as the coordinator issued it (also as listed in `complete`).
-struct ArtifactRef {
-  std::string name;
-  std::string uri;
-  std::string sha256;
-  int64_t size = 0;
-  std::string media_type;
-};
-
-struct CompleteRequest {
-  LeaseIdentity who;
-  std::string output_json;                   // an object
-  std::optional<std::string> state_patch_json;  // an object
-  std::optional<std::string> usage_json;        // an object
-  std::vector<ArtifactRef> artifacts;
-};
-
-struct FailRequest {
-  LeaseIdentity who;
-  FailureClass error_class = FailureClass::kFatal;
-  std::string message;  // cut to 4 KiB
-};
-
-struct RunCreateRequest {
-  std::string workflow;
-  std::optional<std::string> version;
-  std::string input_json;               // an object
-  std::string correlation_json = "null";  // any JSON
-  std::optional<int64_t> deadline_s;
-};
-
-// Limits a parser needs besides JsonLimits.
-inline constexpr size_t kMaxProgressBytes = 4 * 1024;
-inline constexpr size_t kMaxErrorMessageBytes = 4 * 1024;
+// kMaxProgressBytes, kMaxErrorMessageBytes and the ranges: protocol/wire_limits.h.
 
 ApiResult<RegisterRequest> ParseRegisterRequest(const rapidjson::Value& body);
 ApiResult<ClaimRequest> ParseClaimRequest(const rapidjson::Value& body);
-ApiResult<LeaseIdentity> ParseStartedRequest(const rapidjson::Value& body);
-ApiResult<HeartbeatRequest> ParseHeartbeatRequest(const rapidjson::Value& body);
+// started and heartbeat share protocol/'s BeatRequest (progress on heartbeat only).
+ApiResult<BeatRequest> ParseStartedRequest(const rapidjson::Value& body);
+ApiResult<BeatRequest> ParseHeartbeatRequest(const rapidjson::Value& body);
 ApiResult<CompleteRequest> ParseCompleteRequest(const rapidjson::Value& body);
 ApiResult<FailRequest> ParseFailRequest(const rapidjson::Value& body);
 ApiResult<RunCreateRequest> ParseRunCreateRequest(const rapidjson::Value& body);

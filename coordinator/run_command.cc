@@ -1,22 +1,22 @@
-// The run client: argument parsing, HTTP calls, human-readable output.
+// The run client: argument parsing, and the run API through protocol/'s
+// Client (the launcher's HTTP, token and transport rules, one copy).
 #include "coordinator/run_command.h"
 
 #include <algorithm>
-#include <chrono>
-#include <optional>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
-#include <httplib.h>
-#include <rapidjson/document.h>
-
-#include "coordinator/json_text.h"
+#include "coordinator/run_view_text.h"
+#include "protocol/client.h"
+#include "protocol/json_io.h"
+#include "protocol/log.h"
 #include "protocol/token.h"
-#include "protocol/url.h"
+#include "protocol/wire_json.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -24,6 +24,12 @@ namespace {
 constexpr int kExitRefused = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitUnreachable = 3;
+
+// How long a person's command keeps retrying an unreachable coordinator;
+// `watch` rides out a restart. `start` is tried once: a retried POST whose
+// first copy arrived would start a second run.
+constexpr Millis kCallBudget{5000};
+constexpr Millis kWatchBudget{60000};
 
 struct RunArgs {
   std::string verb;
@@ -67,7 +73,7 @@ bool ParseArgs(const std::vector<std::string>& args, RunArgs& out, std::string* 
   return true;
 }
 
-// Reads a JSON argument: the text itself, or @file.
+// Reads a JSON argument: the text itself, or @file. Compact JSON text.
 std::optional<std::string> JsonArg(const std::string& value, const char* flag, std::string* why) {
   std::string text = value;
   if (!text.empty() && text[0] == '@') {
@@ -80,126 +86,74 @@ std::optional<std::string> JsonArg(const std::string& value, const char* flag, s
     ss << in.rdbuf();
     text = ss.str();
   }
-  rapidjson::Document doc;
-  if (doc.Parse(text.c_str()).HasParseError()) {
-    *why = std::string(flag) + ": not valid JSON";
+  auto json = CanonicalJson(text, flag);
+  if (!json.ok()) {
+    *why = json.status().message();
     return std::nullopt;
   }
-  return CompactJson(doc);
+  return *json;
 }
 
-std::string Field(const rapidjson::Value& v, const char* name) {
-  if (!v.IsObject()) return "";
-  auto it = v.FindMember(name);
-  if (it == v.MemberEnd()) return "";
-  if (it->value.IsString()) return it->value.GetString();
-  if (it->value.IsNull()) return "-";
-  return CompactJson(it->value);
+bool EnvIs(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string(v) == value;
 }
 
-class RunClient {
- public:
-  RunClient(const std::string& url, const std::string& token) : cli_(url) {
-    cli_.set_bearer_token_auth(token.c_str());
-    cli_.set_connection_timeout(std::chrono::seconds(5));
-    cli_.set_read_timeout(std::chrono::seconds(30));
-    cli_.set_follow_location(false);
-    cli_.set_tcp_nodelay(true);
+// What a failed call means for the exit status, said once: what failed,
+// where (the coordinator's URL) and why (the coordinator's answer or curl's).
+int Failed(const std::string& verb, const Client& client, const Status& s) {
+  std::cerr << "scimesh-coordinator run " << verb << ": " << client.coordinator().text << ": " << s.message()
+            << "\n";
+  return s.code() == Code::kUnavailable || s.code() == Code::kTimeout ? kExitUnreachable : kExitRefused;
+}
+
+int Start(RunArgs& a, Client& client) {
+  std::string why;
+  if (!a.flags.count("workflow") || !a.flags.count("input")) {
+    std::cerr << "scimesh-coordinator run start: --workflow and --input are required\n";
+    return kExitUsage;
   }
-
-  bool valid() const { return cli_.is_valid(); }
-
-  // 0 and the body; or prints the error and returns the exit status.
-  int Call(const std::string& method, const std::string& path, const std::string& body, std::string* out,
-           int expect) {
-    httplib::Result res = method == "GET" ? cli_.Get(path.c_str())
-                                          : cli_.Post(path.c_str(), body, "application/json");
-    if (!res) {
-      std::cerr << "cannot reach the coordinator: " << httplib::to_string(res.error()) << "\n";
-      return kExitUnreachable;
-    }
-    if (res->status != expect && !(expect == 200 && res->status == 201)) {
-      rapidjson::Document err;
-      err.Parse(res->body.c_str());
-      std::cerr << "HTTP " << res->status;
-      if (!err.HasParseError() && err.IsObject()) {
-        std::cerr << " " << Field(err, "error");
-        if (!Field(err, "field").empty()) std::cerr << " (" << Field(err, "field") << ")";
-        std::cerr << ": " << Field(err, "message");
-      }
-      std::cerr << "\n";
-      return kExitRefused;
-    }
-    *out = res->body;
-    return 0;
+  RunCreateRequest request;
+  request.workflow = a.flags["workflow"];
+  if (a.flags.count("version")) request.version = a.flags["version"];
+  auto input = JsonArg(a.flags["input"], "--input", &why);
+  if (input && a.flags.count("correlation")) request.correlation_json = JsonArg(a.flags["correlation"], "--correlation", &why);
+  if (!input || (a.flags.count("correlation") && !request.correlation_json)) {
+    std::cerr << "scimesh-coordinator run start: " << why << "\n";
+    return kExitUsage;
   }
-
- private:
-  httplib::Client cli_;
-};
-
-void PrintRun(const rapidjson::Document& run) {
-  std::cout << "run " << Field(run, "run_id") << "  " << Field(run, "workflow") << "@" << Field(run, "version")
-            << "  " << Field(run, "status") << "\n";
-  std::cout << "  created " << Field(run, "created_at") << "  deadline " << Field(run, "deadline_at")
-            << "  finished " << Field(run, "finished_at") << "\n";
-  if (!run.HasMember("steps") || !run["steps"].IsArray()) return;
-  for (const auto& s : run["steps"].GetArray()) {
-    std::cout << "  step " << Field(s, "step_id") << "  " << Field(s, "status");
-    if (s.HasMember("attempts") && s["attempts"].IsArray() && !s["attempts"].Empty()) {
-      const auto& last = s["attempts"][s["attempts"].Size() - 1];
-      std::cout << "  attempts " << s["attempts"].Size() << "  last #" << Field(last, "attempt") << " by "
-                << Field(last, "worker_id") << " " << Field(last, "status");
-      if (last.HasMember("error") && last["error"].IsObject()) {
-        std::cout << " (" << Field(last["error"], "class") << ": " << Field(last["error"], "message") << ")";
-      }
+  request.input_json = *input;
+  if (a.flags.count("deadline-s")) {
+    char* end = nullptr;
+    long long n = std::strtoll(a.flags["deadline-s"].c_str(), &end, 10);
+    if (end == nullptr || *end != '\0' || n <= 0) {
+      std::cerr << "scimesh-coordinator run start: --deadline-s must be a positive integer\n";
+      return kExitUsage;
     }
-    if (s.HasMember("unfittable") && s["unfittable"].IsObject()) {
-      std::cout << "  no worker can fit: " << Field(s["unfittable"], "reason");  // docs/protocol.md "Unfittable steps"
-    }
-    std::cout << "\n";
+    request.deadline_s = n;
   }
+  auto created = client.StartRun(request);
+  if (!created.ok()) return Failed("start", client, created.status());
+  std::cout << created->run_id << std::endl;
+  return 0;
 }
 
-void PrintEvent(const rapidjson::Value& e) {
-  std::cout << Field(e, "at") << "  " << Field(e, "type");
-  if (Field(e, "step_id") != "-") std::cout << "  step " << Field(e, "step_id") << " #" << Field(e, "attempt");
-  if (Field(e, "worker_id") != "-") std::cout << "  worker " << Field(e, "worker_id");
-  std::string detail = Field(e, "detail");
-  if (!detail.empty() && detail != "{}") std::cout << "  " << detail;
-  std::cout << std::endl;
-}
-
-int Watch(RunClient& client, const std::string& run_id) {
+int Watch(Client& client, const std::string& run_id) {
   int64_t printed = 0;
-  auto last_ok = std::chrono::steady_clock::now();
   for (;;) {
-    std::string body;
-    int rc = client.Call("GET", "/v1/api/runs/" + run_id + "/journal", "", &body, 200);
-    if (rc == kExitUnreachable && std::chrono::steady_clock::now() - last_ok < std::chrono::seconds(60)) {
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-      continue;
-    }
-    if (rc != 0) return rc;
-    last_ok = std::chrono::steady_clock::now();
-    rapidjson::Document journal;
-    journal.Parse(body.c_str());
-    if (journal.HasParseError() || !journal.HasMember("events") || !journal["events"].IsArray()) return kExitRefused;
-    std::string terminal;
-    for (const auto& e : journal["events"].GetArray()) {
-      if (!e.HasMember("seq") || !e["seq"].IsInt64() || e["seq"].GetInt64() <= printed) continue;
-      PrintEvent(e);
-      printed = e["seq"].GetInt64();
-    }
-    for (const auto& e : journal["events"].GetArray()) {
-      std::string type = Field(e, "type");
-      if (type == "run_completed" || type == "run_failed" || type == "run_timed_out" || type == "run_cancelled") {
-        terminal = type.substr(4);
+    auto journal = client.RunJournal(run_id);
+    if (!journal.ok()) return Failed("watch", client, journal.status());
+    std::string_view end;
+    for (const auto& e : journal->events) {
+      if (e.seq > printed) {
+        PrintJournalEvent(e, std::cout);
+        printed = e.seq;
       }
+      if (!RunEndOf(e).empty()) end = RunEndOf(e);
     }
-    if (!terminal.empty()) {
-      std::cout << "run " << run_id << ": " << terminal << std::endl;
-      return terminal == "completed" ? 0 : kExitRefused;
+    if (!end.empty()) {
+      std::cout << "run " << run_id << ": " << end << std::endl;
+      return end == "completed" ? 0 : kExitRefused;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
@@ -215,7 +169,8 @@ std::string RunUsage() {
        scimesh-coordinator run cancel RUN_ID
 
   start    starts a run and prints its run id (and nothing else) on stdout
-  show     prints the run: status, every step and its last attempt (--json: as the API returns it)
+  show     prints the run: status, every step and its last attempt, what each attempt reported
+           (last progress, usage) (--json: as the API returns it)
   watch    prints the run's journal as it grows until the run ends; exit 0 iff it completed
   cancel   cancels the run (a finished run is left as it is) and prints its status
 
@@ -251,106 +206,56 @@ int RunRunCommand(const std::vector<std::string>& args) {
       return kExitUsage;
     }
   }
-  std::string url = a.flags.count("url") ? a.flags["url"] : "";
-  if (url.empty()) url = std::getenv("SCIMESH_URL") != nullptr ? std::getenv("SCIMESH_URL") : "http://127.0.0.1:8470";
-  // The client's rules: a token file must be private (0600), and the secret
-  // is registered with the log redactor.
+  static const char* kVerbs[] = {"start", "show", "watch", "cancel"};
+  if (std::find(std::begin(kVerbs), std::end(kVerbs), a.verb) == std::end(kVerbs)) {
+    std::cerr << "scimesh-coordinator run: unknown subcommand '" << a.verb << "'\n\n" << RunUsage();
+    return kExitUsage;
+  }
+  if (a.verb != "start" && a.run_id.empty()) {
+    std::cerr << "scimesh-coordinator run " << a.verb << ": RUN_ID is required\n";
+    return kExitUsage;
+  }
+  // The launcher's rules, by the same code: the key from a private (0600)
+  // file or the environment; https, or plain http only to loopback unless
+  // SCIMESH_ALLOW_INSECURE_HTTP=1 (checked by Client::Create).
+  ClientOptions options;
+  options.coordinator_url = a.flags.count("url") ? a.flags["url"] : "";
+  if (options.coordinator_url.empty()) {
+    const char* env = std::getenv("SCIMESH_URL");
+    options.coordinator_url = env != nullptr && *env != '\0' ? env : "http://127.0.0.1:8470";
+  }
   auto token = LoadTokenFromEnvironment();
   if (!token.ok()) {
     std::cerr << "scimesh-coordinator run: " << token.status().message() << "\n";
     return kExitUsage;
   }
-  // The client's transport policy: https, or plain http only to loopback
-  // unless SCIMESH_ALLOW_INSECURE_HTTP=1 (the key must not cross a network
-  // in clear text by accident).
-  auto parsed = ParseUrl(url);
-  if (!parsed.ok()) {
-    std::cerr << "scimesh-coordinator run: --url: " << parsed.status().message() << "\n";
+  options.token = *token;
+  options.allow_insecure_http = EnvIs("SCIMESH_ALLOW_INSECURE_HTTP", "1");
+  options.retry_budget = a.verb == "watch" ? kWatchBudget : a.verb == "start" ? Millis(0) : kCallBudget;
+  // The client's per-try warnings are for daemons; a person gets one line.
+  log::SetLevel(spdlog::level::err);
+  auto client = Client::Create(std::move(options));
+  if (!client.ok()) {
+    std::cerr << "scimesh-coordinator run: " << client.status().message() << "\n";
     return kExitUsage;
   }
-  const char* insecure = std::getenv("SCIMESH_ALLOW_INSECURE_HTTP");
-  if (Status s = CheckTransportPolicy(*parsed, insecure != nullptr && std::string(insecure) == "1"); !s.ok()) {
-    std::cerr << "scimesh-coordinator run: " << s.message() << "\n";
-    return kExitUsage;
-  }
-  RunClient client(url, token->secret());
-  if (!client.valid()) {
-    std::cerr << "scimesh-coordinator run: --url must look like http(s)://HOST:PORT\n";
-    return kExitUsage;
-  }
-  std::string body;
-  if (a.verb == "start") {
-    if (!a.flags.count("workflow") || !a.flags.count("input")) {
-      std::cerr << "scimesh-coordinator run start: --workflow and --input are required\n";
-      return kExitUsage;
-    }
-    auto input = JsonArg(a.flags["input"], "--input", &why);
-    std::optional<std::string> correlation;
-    if (input && a.flags.count("correlation")) correlation = JsonArg(a.flags["correlation"], "--correlation", &why);
-    if (!input || (a.flags.count("correlation") && !correlation)) {
-      std::cerr << "scimesh-coordinator run start: " << why << "\n";
-      return kExitUsage;
-    }
-    rapidjson::StringBuffer buf;
-    JsonWriter w(buf);
-    w.StartObject();
-    w.Key("workflow");
-    WriteString(w, a.flags["workflow"]);
-    if (a.flags.count("version")) {
-      w.Key("version");
-      WriteString(w, a.flags["version"]);
-    }
-    w.Key("input");
-    WriteRaw(w, *input);
-    if (correlation) {
-      w.Key("correlation");
-      WriteRaw(w, *correlation);
-    }
-    if (a.flags.count("deadline-s")) {
-      char* end = nullptr;
-      long long n = std::strtoll(a.flags["deadline-s"].c_str(), &end, 10);
-      if (end == nullptr || *end != '\0' || n <= 0) {
-        std::cerr << "scimesh-coordinator run start: --deadline-s must be a positive integer\n";
-        return kExitUsage;
-      }
-      w.Key("deadline_s");
-      w.Int64(n);
-    }
-    w.EndObject();
-    int rc = client.Call("POST", "/v1/api/runs", buf.GetString(), &body, 201);
-    if (rc != 0) return rc;
-    rapidjson::Document created;
-    created.Parse(body.c_str());
-    std::cout << Field(created, "run_id") << std::endl;
-    return 0;
-  }
-  if (a.run_id.empty()) {
-    std::cerr << "scimesh-coordinator run " << a.verb << ": RUN_ID is required\n";
-    return kExitUsage;
-  }
+  Client& c = **client;
+  if (a.verb == "start") return Start(a, c);
+  if (a.verb == "watch") return Watch(c, a.run_id);
   if (a.verb == "show") {
-    int rc = client.Call("GET", "/v1/api/runs/" + a.run_id, "", &body, 200);
-    if (rc != 0) return rc;
+    auto run = c.ShowRun(a.run_id);
+    if (!run.ok()) return Failed("show", c, run.status());
     if (a.json) {
-      std::cout << body << std::endl;
+      std::cout << SerializeRunView(*run) << std::endl;
     } else {
-      rapidjson::Document run;
-      run.Parse(body.c_str());
-      PrintRun(run);
+      PrintRunView(*run, std::cout);
     }
     return 0;
   }
-  if (a.verb == "watch") return Watch(client, a.run_id);
-  if (a.verb == "cancel") {
-    int rc = client.Call("POST", "/v1/api/runs/" + a.run_id + "/cancel", "", &body, 200);
-    if (rc != 0) return rc;
-    rapidjson::Document reply;
-    reply.Parse(body.c_str());
-    std::cout << "run " << Field(reply, "run_id") << ": " << Field(reply, "status") << std::endl;
-    return 0;
-  }
-  std::cerr << "scimesh-coordinator run: unknown subcommand '" << a.verb << "'\n\n" << RunUsage();
-  return kExitUsage;
+  auto cancelled = c.CancelRun(a.run_id);
+  if (!cancelled.ok()) return Failed("cancel", c, cancelled.status());
+  std::cout << "run " << cancelled->run_id << ": " << cancelled->status << std::endl;
+  return 0;
 }
 
 }  // namespace scimesh::coordinator

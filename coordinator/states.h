@@ -1,43 +1,22 @@
-// The closed sets of names the protocol uses (docs/protocol.md "State
-// machines", "fail"): attempt, step and run states, delivery and failure
-// classes, each with its one wire spelling.
+// The coordinator's rules over the protocol's closed name sets: which fail
+// classes spend the retry budget, which states are terminal. The sets and
+// their wire spellings are protocol/wire.h's (one table, shared with the
+// client); Name() is a short spelling for the ledger's many uses.
 #pragma once
 
-#include <optional>
 #include <string_view>
+
+#include "protocol/wire.h"
 
 namespace scimesh::coordinator {
 
-enum class Delivery { kAtLeastOnce, kAtMostOnce };
-
-enum class FailureClass {
-  kRetryable,
-  kTimeout,
-  kCancelled,
-  kNodeFailure,
-  kInvalidOutput,
-  kInputChecksum,
-  kFatal,
-  kUnservable,
-  kPreempted,
-};
-
-enum class AttemptState { kLeased, kRunning, kOrphaned, kCompleted, kFailed, kExpired, kCancelled };
-
-enum class RunState { kRunning, kCompleted, kFailed, kTimedOut, kCancelled };
-
-std::string_view Name(Delivery d);
-std::string_view Name(FailureClass c);
-std::string_view Name(AttemptState s);
-std::string_view Name(RunState s);
-
-std::optional<Delivery> ParseDelivery(std::string_view s);
-std::optional<FailureClass> ParseFailureClass(std::string_view s);
-std::optional<AttemptState> ParseAttemptState(std::string_view s);
-std::optional<RunState> ParseRunState(std::string_view s);
+inline std::string_view Name(Delivery d) { return DeliveryName(d); }
+inline std::string_view Name(FailClass c) { return FailClassName(c); }
+inline std::string_view Name(AttemptState s) { return AttemptStateName(s); }
+inline std::string_view Name(RunState s) { return RunStateName(s); }
 
 // Classes that spend the retry budget (all but fatal, unservable, preempted).
-bool SpendsBudget(FailureClass c);
+bool SpendsBudget(FailClass c);
 // Every attempt state but leased, running and orphaned.
 bool IsTerminal(AttemptState s);
 bool IsTerminal(RunState s);

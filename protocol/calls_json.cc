@@ -3,6 +3,7 @@
 #include "protocol/identifiers.h"
 #include "protocol/json_io.h"
 #include "protocol/wire_json.h"
+#include "protocol/wire_limits.h"
 #include "protocol/wire_json_parts.h"
 
 namespace scimesh {
@@ -16,6 +17,14 @@ void WriteArtifact(JsonWriter& w, const ArtifactRef& a) {
   WriteInt(w, "size", a.size);
   WriteString(w, "media_type", a.media_type);
   w.EndObject();
+}
+
+// worker_id and attempt of every lease call, by the coordinator's rules.
+Status ReadWho(const JsonObject& o, std::string& worker_id, int64_t& attempt) {
+  SCIMESH_ASSIGN_OR_RETURN(worker_id, o.String("worker_id"));
+  SCIMESH_RETURN_IF_ERROR(CheckWorkerId(worker_id, o.FieldPath("worker_id")));
+  SCIMESH_ASSIGN_OR_RETURN(attempt, o.IntIn("attempt", 1, kMaxWireInt));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -53,9 +62,11 @@ Result<BeatRequest> ParseBeatRequest(std::string_view json) {
   SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "lease call"));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
   BeatRequest r;
-  SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
-  SCIMESH_ASSIGN_OR_RETURN(r.attempt, o.Int("attempt"));
+  SCIMESH_RETURN_IF_ERROR(ReadWho(o, r.worker_id, r.attempt));
   r.progress_json = o.OptRaw("progress");
+  if (r.progress_json && r.progress_json->size() > kMaxProgressBytes) {
+    return Status::InvalidArgument(o.FieldPath("progress") + ": is larger than 4 KiB serialized");
+  }
   return r;
 }
 
@@ -107,8 +118,7 @@ Result<CompleteRequest> ParseCompleteRequest(std::string_view json) {
   SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "complete request"));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
   CompleteRequest r;
-  SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
-  SCIMESH_ASSIGN_OR_RETURN(r.attempt, o.Int("attempt"));
+  SCIMESH_RETURN_IF_ERROR(ReadWho(o, r.worker_id, r.attempt));
   SCIMESH_ASSIGN_OR_RETURN(r.output_json, o.RawObject("output"));
   if (o.Has("state_patch")) {
     SCIMESH_ASSIGN_OR_RETURN(r.state_patch_json, o.RawObject("state_patch"));
@@ -163,8 +173,7 @@ Result<FailRequest> ParseFailRequest(std::string_view json) {
   SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "fail request"));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
   FailRequest r;
-  SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
-  SCIMESH_ASSIGN_OR_RETURN(r.attempt, o.Int("attempt"));
+  SCIMESH_RETURN_IF_ERROR(ReadWho(o, r.worker_id, r.attempt));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject e, o.Object("error"));
   SCIMESH_ASSIGN_OR_RETURN(std::string cls, e.String("class"));
   auto c = ParseFailClass(cls);

@@ -231,6 +231,22 @@ Result<std::optional<int64_t>> JsonObject::OptInt(const char* name) const {
   return std::optional<int64_t>(*i);
 }
 
+Result<int64_t> JsonObject::IntIn(const char* name, int64_t min, int64_t max) const {
+  auto i = Int(name);
+  if (i.ok() && (*i < min || *i > max)) {
+    return Status::InvalidArgument(FieldPath(name) + ": must be an integer from " + std::to_string(min) + " to " +
+                                   std::to_string(max));
+  }
+  return i;
+}
+
+Result<std::optional<int64_t>> JsonObject::OptIntIn(const char* name, int64_t min, int64_t max) const {
+  if (!Has(name)) return std::optional<int64_t>();
+  auto i = IntIn(name, min, max);
+  if (!i.ok()) return i.status();
+  return std::optional<int64_t>(*i);
+}
+
 Result<bool> JsonObject::Bool(const char* name) const {
   auto v = Required(name);
   if (!v.ok()) return v.status();

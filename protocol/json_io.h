@@ -71,6 +71,9 @@ class JsonObject {
   Result<std::optional<std::string>> OptString(const char* name) const;  // absent/null → nullopt
   Result<int64_t> Int(const char* name) const;
   Result<std::optional<int64_t>> OptInt(const char* name) const;
+  // An integer from `min` to `max` (the coordinator's words when it is not).
+  Result<int64_t> IntIn(const char* name, int64_t min, int64_t max) const;
+  Result<std::optional<int64_t>> OptIntIn(const char* name, int64_t min, int64_t max) const;
   Result<bool> Bool(const char* name) const;
   Result<JsonObject> Object(const char* name) const;
   Result<const rapidjson::Value*> Array(const char* name) const;

@@ -2,6 +2,7 @@
 #include "protocol/identifiers.h"
 #include "protocol/json_io.h"
 #include "protocol/wire_json.h"
+#include "protocol/wire_limits.h"
 
 namespace scimesh {
 namespace {
@@ -176,21 +177,23 @@ Result<ClaimRequest> ParseClaimRequest(std::string_view json) {
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
   ClaimRequest r;
   SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
-  SCIMESH_ASSIGN_OR_RETURN(r.max, o.Int("max"));
-  SCIMESH_ASSIGN_OR_RETURN(auto wait, o.OptInt("wait_ms"));
+  SCIMESH_RETURN_IF_ERROR(CheckWorkerId(r.worker_id, o.FieldPath("worker_id")));
+  SCIMESH_ASSIGN_OR_RETURN(r.max, o.IntIn("max", 1, kMaxClaimMax));
+  SCIMESH_ASSIGN_OR_RETURN(auto wait, o.OptIntIn("wait_ms", 0, kMaxClaimWaitMs));
   r.wait_ms = wait.value_or(0);
   SCIMESH_ASSIGN_OR_RETURN(r.run_id, o.OptString("run_id"));
+  if (r.run_id) SCIMESH_RETURN_IF_ERROR(CheckRunId(*r.run_id, o.FieldPath("run_id")));
   if (o.Has("free")) {
     SCIMESH_ASSIGN_OR_RETURN(JsonObject f, o.Object("free"));
     FreeCapacity free;
-    SCIMESH_ASSIGN_OR_RETURN(free.walltime_s, f.Int("walltime_s"));
+    SCIMESH_ASSIGN_OR_RETURN(free.walltime_s, f.IntIn("walltime_s", 0, kMaxWireInt));
     SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* nodes, f.Array("nodes"));
     for (rapidjson::SizeType i = 0; i < nodes->Size(); ++i) {
       SCIMESH_ASSIGN_OR_RETURN(JsonObject n, JsonObject::Of((*nodes)[i], ElementPath("free.nodes", i)));
       FreeNode node;
       SCIMESH_ASSIGN_OR_RETURN(node.name, n.String("name"));
-      SCIMESH_ASSIGN_OR_RETURN(node.cpus, n.Int("cpus"));
-      SCIMESH_ASSIGN_OR_RETURN(node.gpus, n.Int("gpus"));
+      SCIMESH_ASSIGN_OR_RETURN(node.cpus, n.IntIn("cpus", 0, kMaxWireInt));
+      SCIMESH_ASSIGN_OR_RETURN(node.gpus, n.IntIn("gpus", 0, kMaxWireInt));
       free.nodes.push_back(std::move(node));
     }
     r.free = std::move(free);

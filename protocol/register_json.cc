@@ -1,7 +1,10 @@
 // JSON for the register call: the worker and the definitions it holds.
+#include <algorithm>
+
 #include "protocol/identifiers.h"
 #include "protocol/json_io.h"
 #include "protocol/wire_json.h"
+#include "protocol/wire_limits.h"
 
 namespace scimesh {
 namespace {
@@ -67,10 +70,10 @@ Result<StepDefinition> StepFrom(const JsonObject& o) {
                                      ": a total rank count is not supported; give nodes and ranks_per_node");
     }
     Resources res;
-    SCIMESH_ASSIGN_OR_RETURN(auto nodes, r.OptInt("nodes"));
-    SCIMESH_ASSIGN_OR_RETURN(auto rpn, r.OptInt("ranks_per_node"));
-    SCIMESH_ASSIGN_OR_RETURN(auto cpr, r.OptInt("cpus_per_rank"));
-    SCIMESH_ASSIGN_OR_RETURN(auto gpr, r.OptInt("gpus_per_rank"));
+    SCIMESH_ASSIGN_OR_RETURN(auto nodes, r.OptIntIn("nodes", 1, kMaxWireInt));
+    SCIMESH_ASSIGN_OR_RETURN(auto rpn, r.OptIntIn("ranks_per_node", 1, kMaxWireInt));
+    SCIMESH_ASSIGN_OR_RETURN(auto cpr, r.OptIntIn("cpus_per_rank", 1, kMaxWireInt));
+    SCIMESH_ASSIGN_OR_RETURN(auto gpr, r.OptIntIn("gpus_per_rank", 0, kMaxWireInt));
     res.nodes = nodes.value_or(1);
     res.ranks_per_node = rpn.value_or(1);
     res.cpus_per_rank = cpr.value_or(1);
@@ -134,7 +137,7 @@ Result<RegisterRequest> ParseRegisterRequest(std::string_view json) {
   SCIMESH_RETURN_IF_ERROR(CheckWorkerId(r.worker_id, "worker_id"));
   SCIMESH_ASSIGN_OR_RETURN(r.host, o.String("host"));
   SCIMESH_ASSIGN_OR_RETURN(r.version, o.String("version"));
-  SCIMESH_ASSIGN_OR_RETURN(r.concurrency, o.Int("concurrency"));
+  SCIMESH_ASSIGN_OR_RETURN(r.concurrency, o.IntIn("concurrency", 1, kMaxConcurrency));
   SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* defs, o.Array("definitions"));
   for (rapidjson::SizeType i = 0; i < defs->Size(); ++i) {
     SCIMESH_ASSIGN_OR_RETURN(JsonObject d, JsonObject::Of((*defs)[i], ElementPath("definitions", i)));
@@ -148,6 +151,18 @@ Result<RegisterRequest> ParseRegisterRequest(std::string_view json) {
       SCIMESH_ASSIGN_OR_RETURN(JsonObject so, JsonObject::Of((*steps)[j], ElementPath(d.FieldPath("steps"), j)));
       SCIMESH_ASSIGN_OR_RETURN(StepDefinition step, StepFrom(so));
       def.steps.push_back(std::move(step));
+    }
+    // Every need names a step of this workflow (the coordinator's rule; it
+    // also refuses cycles, which a client cannot build by mistake this way).
+    for (size_t j = 0; j < def.steps.size(); ++j) {
+      for (const std::string& need : def.steps[j].needs) {
+        const bool known = std::any_of(def.steps.begin(), def.steps.end(),
+                                       [&](const StepDefinition& s) { return s.id == need && &s != &def.steps[j]; });
+        if (!known) {
+          return Status::InvalidArgument(ElementPath(d.FieldPath("steps"), j) + ".needs: names '" + need +
+                                         "', which is not a step of this workflow");
+        }
+      }
     }
     r.definitions.push_back(std::move(def));
   }

@@ -1,7 +1,9 @@
 // JSON for the run API (scope execute): start, show, journal, cancel.
+#include "protocol/identifiers.h"
 #include "protocol/json_io.h"
 #include "protocol/wire_json.h"
 #include "protocol/wire_json_parts.h"
+#include "protocol/wire_limits.h"
 
 namespace scimesh {
 namespace {
@@ -22,6 +24,9 @@ Result<AttemptView> AttemptFrom(const JsonObject& o) {
   SCIMESH_ASSIGN_OR_RETURN(a.started_at, o.OptString("started_at"));
   SCIMESH_ASSIGN_OR_RETURN(a.ended_at, o.OptString("ended_at"));
   a.error_json = o.OptRaw("error").value_or("null");
+  // Absent from coordinators older than these fields: null, as for none.
+  a.progress_json = o.OptRaw("progress").value_or("null");
+  a.usage_json = o.OptRaw("usage").value_or("null");
   return a;
 }
 
@@ -78,10 +83,12 @@ Result<RunCreateRequest> ParseRunCreateRequest(std::string_view json) {
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
   RunCreateRequest r;
   SCIMESH_ASSIGN_OR_RETURN(r.workflow, o.String("workflow"));
+  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(r.workflow, o.FieldPath("workflow")));
   SCIMESH_ASSIGN_OR_RETURN(r.version, o.OptString("version"));
+  if (r.version) SCIMESH_RETURN_IF_ERROR(CheckIdentifier(*r.version, o.FieldPath("version")));
   SCIMESH_ASSIGN_OR_RETURN(r.input_json, o.RawObject("input"));
   r.correlation_json = o.OptRaw("correlation");
-  SCIMESH_ASSIGN_OR_RETURN(r.deadline_s, o.OptInt("deadline_s"));
+  SCIMESH_ASSIGN_OR_RETURN(r.deadline_s, o.OptIntIn("deadline_s", 1, kMaxRunDeadlineS));
   return r;
 }
 
@@ -140,6 +147,10 @@ std::string SerializeRunView(const RunView& r) {
       WriteOptString(w, "ended_at", a.ended_at);
       w.Key("error");
       WriteRawJson(w, a.error_json);
+      w.Key("progress");
+      WriteRawJson(w, a.progress_json);
+      w.Key("usage");
+      WriteRawJson(w, a.usage_json);
       w.EndObject();
     }
     w.EndArray();

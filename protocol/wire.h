@@ -38,6 +38,11 @@ enum class FailClass {
 
 enum class Delivery { kAtLeastOnce, kAtMostOnce };
 
+// An attempt's and a run's states (docs/protocol.md "State machines"), as
+// `run show` and the journal spell them.
+enum class AttemptState { kLeased, kRunning, kOrphaned, kCompleted, kFailed, kExpired, kCancelled };
+enum class RunState { kRunning, kCompleted, kFailed, kTimedOut, kCancelled };
+
 // Wire spellings ("already_applied", "node_failure", "at_most_once") and back.
 std::string_view RefusalReasonName(RefusalReason reason);
 std::optional<RefusalReason> ParseRefusalReason(std::string_view name);
@@ -45,6 +50,10 @@ std::string_view FailClassName(FailClass cls);
 std::optional<FailClass> ParseFailClass(std::string_view name);
 std::string_view DeliveryName(Delivery delivery);
 std::optional<Delivery> ParseDelivery(std::string_view name);
+std::string_view AttemptStateName(AttemptState state);
+std::optional<AttemptState> ParseAttemptState(std::string_view name);
+std::string_view RunStateName(RunState state);
+std::optional<RunState> ParseRunState(std::string_view name);
 
 // A step's demand: `nodes` nodes, each running ranks_per_node ranks.
 struct Resources {
@@ -235,6 +244,8 @@ struct AttemptView {
   std::string status;
   std::optional<std::string> claimed_at, started_at, ended_at;
   std::string error_json;  // JSON, "null" when none
+  std::string progress_json = "null";  // the last heartbeated `progress`, "null" when none
+  std::string usage_json = "null";     // the `usage` it completed with, "null" when none
 };
 
 // A queued step no live worker can fit (docs/protocol.md "Unfittable steps").

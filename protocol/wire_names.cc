@@ -1,4 +1,6 @@
-// Wire spellings of the protocol's closed sets: 409 reasons, fail classes, delivery.
+// Wire spellings of the protocol's closed sets: 409 reasons, fail classes,
+// delivery, attempt and run states. The one table of each, for the client and
+// the coordinator.
 #include <array>
 #include <utility>
 
@@ -31,6 +33,24 @@ constexpr std::array<std::pair<Delivery, std::string_view>, 2> kDeliveries{{
     {Delivery::kAtMostOnce, "at_most_once"},
 }};
 
+constexpr std::array<std::pair<AttemptState, std::string_view>, 7> kAttemptStates{{
+    {AttemptState::kLeased, "leased"},
+    {AttemptState::kRunning, "running"},
+    {AttemptState::kOrphaned, "orphaned"},
+    {AttemptState::kCompleted, "completed"},
+    {AttemptState::kFailed, "failed"},
+    {AttemptState::kExpired, "expired"},
+    {AttemptState::kCancelled, "cancelled"},
+}};
+
+constexpr std::array<std::pair<RunState, std::string_view>, 5> kRunStates{{
+    {RunState::kRunning, "running"},
+    {RunState::kCompleted, "completed"},
+    {RunState::kFailed, "failed"},
+    {RunState::kTimedOut, "timed_out"},
+    {RunState::kCancelled, "cancelled"},
+}};
+
 template <typename E, size_t N>
 std::string_view NameOf(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
   for (const auto& [e, name] : table) {
@@ -58,5 +78,11 @@ std::string_view FailClassName(FailClass cls) { return NameOf(kClasses, cls); }
 std::optional<FailClass> ParseFailClass(std::string_view name) { return ValueOf(kClasses, name); }
 std::string_view DeliveryName(Delivery delivery) { return NameOf(kDeliveries, delivery); }
 std::optional<Delivery> ParseDelivery(std::string_view name) { return ValueOf(kDeliveries, name); }
+std::string_view AttemptStateName(AttemptState state) { return NameOf(kAttemptStates, state); }
+std::optional<AttemptState> ParseAttemptState(std::string_view name) {
+  return ValueOf(kAttemptStates, name);
+}
+std::string_view RunStateName(RunState state) { return NameOf(kRunStates, state); }
+std::optional<RunState> ParseRunState(std::string_view name) { return ValueOf(kRunStates, name); }
 
 }  // namespace scimesh

@@ -31,7 +31,8 @@ const std::set<std::string> kFreeForm = {"input", "output", "state", "previous",
                                          "correlation", "detail", "usage", "progress"};
 // Members that may be null where the example shows a value.
 const std::set<std::string> kNullable = {"finished_at", "deadline_at", "started_at", "ended_at", "error",
-                                         "output", "step_id", "attempt", "worker_id", "correlation"};
+                                         "output", "step_id", "attempt", "worker_id", "correlation", "progress",
+                                         "usage"};
 
 bool SameType(const rapidjson::Value& a, const rapidjson::Value& b) {
   auto kind = [](const rapidjson::Value& v) { return v.IsBool() ? rapidjson::kTrueType : v.GetType(); };
