@@ -171,6 +171,13 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
   if (exit->signaled || exit->code != 0) {
     std::string why = DescribeLauncherExit(*exit);
     auto err = ReadAttemptFileTail(dfd, kStepErrFileName, me, kMaxStepErrTailBytes);
+    // srun refused the step because the job is ending (its time limit came
+    // early, or a cancel): requeued without spending the step's budget, and
+    // this launcher claims nothing more (found by tests/chaos).
+    if (err.ok() && SrunFoundAllocationEnding(*err)) {
+      if (in.allocation_ending) in.allocation_ending();
+      return StepResult::Failure(FailClass::kPreempted, "srun could not start the step: the allocation is ending");
+    }
     if (auto first = FirstRankFailure(err.ok() ? *err : "")) why += "; first failure: " + *first;
     return StepResult::Retryable("the step failed: " + why + " (see step.err in its attempt directory)");
   }

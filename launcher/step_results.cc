@@ -87,4 +87,11 @@ std::optional<std::string> FirstRankFailure(const std::string& step_err) {
   return std::nullopt;
 }
 
+bool SrunFoundAllocationEnding(const std::string& step_err) {
+  static const std::regex refused(
+      R"(srun: error: (Unable to create step for job [0-9]+: (Job/step already completing or completed|)"
+      R"(Job has expired|Invalid job id specified)|Slurm job [0-9]+ has expired))");
+  return std::regex_search(step_err, refused);
+}
+
 }  // namespace scimesh::launcher
