@@ -154,6 +154,14 @@ class Campaign:
                              capture_output=True, text=True).stdout
         return [s for s in out.split() if s.split(".")[-1].isdigit()]
 
+    def two_node_steps(self):
+        if not self.submitted:
+            return []
+        out = subprocess.run(["squeue", "-h", "-s", "-o", "%i %N", "-j", ",".join(self.submitted)],
+                             capture_output=True, text=True).stdout
+        return [l.split()[0] for l in out.splitlines()
+                if len(l.split()) == 2 and l.split()[0].split(".")[-1].isdigit() and l.split()[1] == "n[1-2]"]
+
     def launcher_pids(self):
         out = []
         for pid, _, args in faults._procs(["--events " + self.work + "/"]):

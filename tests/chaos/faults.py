@@ -13,7 +13,7 @@ import time
 
 KINDS = ("launcher_kill", "coordinator_kill", "rank0_kill", "rank_kill", "rank0_stop",
          "scancel_step", "scancel_job", "time_limit",
-         "proxy_lose_reply", "proxy_reset", "proxy_stall", "proxy_503", "store_full")
+         "proxy_lose_reply", "proxy_reset", "proxy_stall", "proxy_503", "store_full", "slurmd_kill")
 
 
 def schedule(seed, count, horizon_s, start_s=8.0):
@@ -140,6 +140,17 @@ class Injector:
             os.rename(tmp, c.proxy_control)
             self._record(kind, "every worker call for %.1f s%s" % (
                 window, " (each held %.1f s)" % extra["stall_s"] if extra else ""), t)
+        elif kind == "slurmd_kill":
+            # Only while a 2-node step runs: the node fails under it.
+            if not c.two_node_steps():
+                return False
+            node = "n1" if pick < 0.5 else "n2"
+            down = 3 + pick * 5
+            pid = _slurmd_kill(node)
+            if pid is None:
+                return False
+            self.pending.append((time.monotonic() + down, lambda: _slurmd_start(node, pid)))
+            self._record(kind, "slurmd of %s during a 2-node step (back in %.1f s)" % (node, down), t)
         elif kind == "store_full":
             ballast = os.path.join(c.store, "ballast")
             st = os.statvfs(c.store)
@@ -171,3 +182,48 @@ def _cont(pid):
         os.kill(pid, signal.SIGCONT)
     except ProcessLookupError:
         pass
+
+
+def _cluster_file(*parts):
+    return os.path.join(os.environ["SCIMESH_CLUSTER_DIR"], *parts)
+
+
+def _slurmd_kill(node):
+    """kill -9 of the node's slurmd; returns its pid (its namespaces outlive
+    it while its slurmstepd processes run)."""
+    try:
+        with open(_cluster_file("run", "slurmd-%s.pid" % node)) as f:
+            pid = int(f.read())
+        mnt = os.readlink("/proc/%d/ns/mnt" % pid)
+        os.kill(pid, signal.SIGKILL)
+    except (OSError, ValueError):
+        return None
+    _slurmd_namespace[node] = mnt
+    return pid
+
+
+_slurmd_namespace = {}
+
+
+def _slurmd_start(node, old_pid):
+    """slurmd back on `node`: in the node's namespaces when a process (a
+    slurmstepd) still holds them, else in fresh ones as scripts/dev-cluster
+    makes them."""
+    conf = os.environ["SLURM_CONF"]
+    holder = None
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                if os.readlink("/proc/%s/ns/mnt" % d) == _slurmd_namespace.get(node):
+                    holder = int(d)
+                    break
+            except OSError:
+                continue
+    if holder is not None:
+        cmd = ["nsenter", "-t", str(holder), "-m", "-u", "slurmd", "-N", node, "-f", conf]
+    else:
+        tmp = _cluster_file("nodes", node, "tmp")
+        cmd = ["unshare", "-m", "-u", "--propagation", "private", "sh", "-c",
+               "hostname %s && mount --rbind '%s' /tmp && mount -t tmpfs -o mode=1777,size=512m tmpfs /dev/shm"
+               " && exec slurmd -N %s -f '%s'" % (node, tmp, node, conf)]
+    subprocess.run(cmd, capture_output=True)
