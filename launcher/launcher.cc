@@ -238,6 +238,7 @@ void Launcher::RunOneLease(Lease lease, MonoTime claim_sent_at, Placement placem
     launch.placement = placement;
     launch.events = events_.get();
     launch.preempt = &preempt_;
+    launch.allocation_ending = [this] { RequestDrain("srun found the allocation ending"); };
     launch.kill_grace = config_.kill_grace;
     StepBody body = [&launch](StepContext& ctx) { return RunLaunchedStep(ctx, launch); };
     LeaseRunSetup setup{config_.worker_id, config_.spool_dir, config_.client.coordinator_url};

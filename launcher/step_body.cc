@@ -203,6 +203,13 @@ StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
   if (cause != StopCause::kNone) return StoppedBy(cause, lease);
   if (exit->signaled || exit->code != 0) {
     auto err = ReadAttemptFileTail(dfd, kStepErrFileName, me, kMaxStepErrTailBytes);
+    // srun refused the step because the job is ending (its time limit came
+    // early, or a cancel): requeued without spending the step's budget, and
+    // this launcher claims nothing more (found by tests/chaos).
+    if (err.ok() && SrunFoundAllocationEnding(*err)) {
+      if (in.allocation_ending) in.allocation_ending();
+      return StepResult::Failure(FailClass::kPreempted, "srun could not start the step: the allocation is ending");
+    }
     const std::string& launched = plan->argv.front();
     return DescribeFailedLaunch({*exit, err.ok() ? *err : "", in.command, launched.substr(launched.rfind('/') + 1)});
   }

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <string>
 
 #include "launcher/events_log.h"
@@ -26,6 +27,9 @@ struct StepLaunch {
   Placement placement;
   EventsLog* events = nullptr;
   const std::atomic<bool>* preempt = nullptr;  // set: stop the step, fail it `preempted`
+  // Called (on the lease's thread) when srun refused the step because the
+  // allocation is ending; the step then fails `preempted`. May be empty.
+  std::function<void()> allocation_ending;
   std::chrono::milliseconds kill_grace{10000};  // SIGTERM -> SIGKILL
   std::chrono::milliseconds poll{200};          // how often the process and lease.state are checked
 };

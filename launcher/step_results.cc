@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <regex>
 
 #include "launcher/directory_archive.h"
 #include "protocol/attempt_dir.h"
@@ -71,6 +72,13 @@ Result<StepResults> ReadStepResults(int dir_fd, uid_t owner) {
   SCIMESH_RETURN_IF_ERROR(ReadArtifacts(dir_fd, owner, &r));
   SCIMESH_ASSIGN_OR_RETURN(r.output, ReadOptional(dir_fd, kOutputFileName, owner, kMaxOutputBytes));
   return r;
+}
+
+bool SrunFoundAllocationEnding(const std::string& step_err) {
+  static const std::regex refused(
+      R"(srun: error: (Unable to create step for job [0-9]+: (Job/step already completing or completed|)"
+      R"(Job has expired|Invalid job id specified)|Slurm job [0-9]+ has expired))");
+  return std::regex_search(step_err, refused);
 }
 
 }  // namespace scimesh::launcher

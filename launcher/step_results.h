@@ -30,4 +30,11 @@ struct StepResults {
 // belong to `owner`. An error names the file and why it was refused.
 Result<StepResults> ReadStepResults(int dir_fd, uid_t owner);
 
+// True when srun, as `step_err` reports it, refused to start the step because
+// the allocation is ending or gone ("Unable to create step for job 41:
+// Job/step already completing or completed", "Slurm job 41 has expired"):
+// the allocation's time limit or a cancel hit it before the launcher saw a
+// signal. The step never ran; it is not the step's fault.
+bool SrunFoundAllocationEnding(const std::string& step_err);
+
 }  // namespace scimesh::launcher

@@ -91,5 +91,17 @@ TEST_F(StepResultsTest, AFileOfAnotherUserIsRefused) {
   ExpectRefused("output.json");
 }
 
+TEST(SrunFoundAllocationEnding, KnowsSrunsRefusalsOfAnEndingJob) {
+  // What srun printed in the chaos campaign after a time limit and a scancel.
+  EXPECT_TRUE(SrunFoundAllocationEnding(
+      "srun: error: Unable to create step for job 41: Job/step already completing or completed\n"));
+  EXPECT_TRUE(SrunFoundAllocationEnding("srun: error: Slurm job 43 has expired\n"));
+  EXPECT_TRUE(SrunFoundAllocationEnding("srun: error: Unable to create step for job 7: Invalid job id specified\n"));
+  // A step that failed on its own is the step's failure.
+  EXPECT_FALSE(SrunFoundAllocationEnding("srun: error: n1: task 0: Exited with exit code 1\n"));
+  EXPECT_FALSE(SrunFoundAllocationEnding("srun: error: Unable to create step for job 9: Requested node configuration is not available\n"));
+  EXPECT_FALSE(SrunFoundAllocationEnding(""));
+}
+
 }  // namespace
 }  // namespace scimesh::launcher

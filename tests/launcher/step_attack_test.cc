@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -96,7 +97,8 @@ class StepAttackTest : public ::testing::Test {
   }
 
   // Runs `lease` through RunLease with a launched body: `argv` under `wrapper`.
-  LeaseReport Run(const Lease& lease, std::vector<std::string> argv, const std::string& wrapper) {
+  LeaseReport Run(const Lease& lease, std::vector<std::string> argv, const std::string& wrapper,
+                  std::function<void()> allocation_ending = {}) {
     ClientOptions o;
     o.coordinator_url = fake_.url();
     o.token = Token(kToken);
@@ -115,6 +117,7 @@ class StepAttackTest : public ::testing::Test {
     launch.placement.nodes = {{HostName(), 1, {0}, {}}};
     launch.placement.ranks = {{0, 0, {0}, {}, {}}};
     launch.kill_grace = std::chrono::milliseconds(1000);
+    launch.allocation_ending = std::move(allocation_ending);
     StepBody body = [&launch](StepContext& ctx) { return RunLaunchedStep(ctx, launch); };
     LeaseRunSetup setup{"w-attack", spool_.path(), fake_.url()};
     return RunLease(lease, std::chrono::steady_clock::now(), &body, **client, **beat_client, setup);
@@ -167,6 +170,23 @@ TEST_F(StepAttackTest, AFifoAsLeaseStateDoesNotStopTheWalltime) {
                       Wrapper("shift; exec \"$@\"  # no rank 0: only the launcher reads lease.state"));
   EXPECT_EQ(r.end, LeaseEnd::kFailed) << r.detail;
   ASSERT_EQ(r.fail_class, FailClass::kTimeout) << fake_.FailOf(lease.lease_id)->message;
+}
+
+// Found by tests/chaos: a job whose time limit came early is completing, and
+// srun refuses every step at once; each lease failed `retryable`, spending
+// the steps' budgets in a second while the launcher kept claiming. srun's
+// refusal (here printed by the wrapper, which stands where srun does) fails
+// the lease `preempted` and tells the launcher to drain.
+TEST_F(StepAttackTest, SrunRefusingAnEndingJobPreemptsAndDrains) {
+  Lease lease = fake_.MakeLease("ending");
+  int drains = 0;
+  LeaseReport r = Run(lease, {"/bin/true"},
+                      Wrapper("echo 'srun: error: Unable to create step for job 41: Job/step already completing "
+                              "or completed' >&2; exit 1"),
+                      [&drains] { ++drains; });
+  EXPECT_EQ(r.end, LeaseEnd::kFailed) << r.detail;
+  ASSERT_EQ(r.fail_class, FailClass::kPreempted) << fake_.FailOf(lease.lease_id)->message;
+  EXPECT_EQ(drains, 1);
 }
 
 int Reps() {
