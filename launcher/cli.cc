@@ -115,7 +115,7 @@ int Report(int argc, char** argv) {
   text << in.rdbuf();
   auto t = ParseEvents(text.str());
   if (!t.ok()) {
-    std::fprintf(stderr, "scimesh-launch report: %s\n", t.status().ToString().c_str());
+    std::fprintf(stderr, "scimesh-launch report: %s\n", t.status().message().c_str());
     return 1;
   }
   std::fputs(TimelineSummary(*t).c_str(), stdout);
@@ -257,7 +257,7 @@ int RunCli(int argc, char** argv) {
 
     auto launcher = Launcher::Create(std::move(c));
     if (!launcher.ok()) {
-      std::fprintf(stderr, "scimesh-launch: %s\n", launcher.status().ToString().c_str());
+      std::fprintf(stderr, "scimesh-launch: %s\n", launcher.status().message().c_str());
       return 1;
     }
     Launcher* l = launcher->get();

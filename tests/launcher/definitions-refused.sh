@@ -13,7 +13,7 @@ refused() {
   "$SCIMESH_LAUNCH_BIN" --definitions "$WORK/$1.json" --backend local --spool "$WORK/spool" \
     --url http://127.0.0.1:9 >"$WORK/$1.out" 2>&1 || rc=$?
   [[ $rc == 1 ]] || fail "$1: exit $rc, not 1: $(<"$WORK/$1.out")"
-  grep -qF "$3" "$WORK/$1.out" || fail "$1: expected '$3', got: $(<"$WORK/$1.out")"
+  grep -qF "scimesh-launch: $3" "$WORK/$1.out" || fail "$1: expected 'scimesh-launch: $3', got: $(<"$WORK/$1.out")"
   note "$1: $(tail -n1 "$WORK/$1.out")"
 }
 step() { echo "{\"workflows\": [{\"workflow\": \"w\", \"version\": \"1\", \"steps\": [{\"id\": \"a\", $1}]}]}"; }
