@@ -136,9 +136,12 @@ class Campaign:
                               "-o", os.path.join(self.work, name + ".log"), "--wrap", cmd],
                              capture_output=True, text=True, env=env)
         job = out.stdout.strip().split(";")[0]
-        if job:
-            self.submitted.append(job)
-            self.say("allocation %s: job %s" % (name, job))
+        if not job:
+            # No allocation, no campaign: say why (say, no SLURM_CONF: run
+            # `eval "$(scripts/dev-cluster env)"` first) instead of waiting.
+            raise RuntimeError("sbatch failed (exit %d): %s" % (out.returncode, out.stderr.strip()[-300:]))
+        self.submitted.append(job)
+        self.say("allocation %s: job %s" % (name, job))
 
     def jobs(self):
         if not self.submitted:
