@@ -100,7 +100,9 @@ d=$(attempt_dir "${run[ordered]}")
 for f in setup.out setup.err finish.out finish.err; do [[ -f $d/$f ]] || fail "no $f in the attempt directory"; done
 
 [[ $(<"$WORK/status-launch-fails") == failed ]] || fail "launch-fails did not fail"
-[[ $(message "${run[launch-fails]}") == *"the step failed: exit status 5"* ]] || fail "launch-fails: $(message "${run[launch-fails]}")"
+# Locally the launch is the one process (exit status 5); under srun the
+# cause comes first (task 0 on n1: exit code 5).
+[[ $(message "${run[launch-fails]}") == *"the step failed: "*@(exit status 5|exit code 5)* ]] || fail "launch-fails: $(message "${run[launch-fails]}")"
 [[ $(<"$(attempt_dir "${run[launch-fails]}")/finish-saw") == 5 ]] || fail "finish did not run after the failed launch with SCIMESH_LAUNCH_EXIT=5"
 
 [[ $(message "${run[setup-fails]}") == "the step's setup failed: exit status 4 (see setup.err in its attempt directory)" ]] ||
