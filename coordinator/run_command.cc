@@ -102,8 +102,13 @@ bool EnvIs(const char* name, const char* value) {
 // What a failed call means for the exit status, said once: what failed,
 // where (the coordinator's URL) and why (the coordinator's answer or curl's).
 int Failed(const std::string& verb, const Client& client, const Status& s) {
-  std::cerr << "scimesh-coordinator run " << verb << ": " << client.coordinator().text << ": " << s.message()
-            << "\n";
+  // Transport errors name the coordinator already (scheme://host:port):
+  // the URL is said once.
+  const Url& url = client.coordinator();
+  const std::string origin = url.scheme + "://" + url.host + ":" + std::to_string(url.port);
+  std::cerr << "scimesh-coordinator run " << verb << ": ";
+  if (s.message().find(origin) == std::string::npos) std::cerr << url.text << ": ";
+  std::cerr << s.message() << "\n";
   return s.code() == Code::kUnavailable || s.code() == Code::kTimeout ? kExitUnreachable : kExitRefused;
 }
 
