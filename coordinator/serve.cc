@@ -198,14 +198,6 @@ int RunServe(const ServeConfig& config) {
     sweeper.Stop();
     return Fail(s);
   }
-  if (!config.port_file.empty()) {
-    if (Status s = WritePortFile(config.port_file, port); !s.ok()) {
-      spdlog::error("cannot write the port file: {}", s.ToString());
-      server.Stop();
-      sweeper.Stop();
-      return 1;
-    }
-  }
   std::unique_ptr<MetricsEndpoint> metrics_endpoint;
   if (!config.metrics_host.empty()) {
     auto m = MetricsEndpoint::Start(config.metrics_host, config.metrics_port, config.db, metrics, server);
@@ -216,6 +208,16 @@ int RunServe(const ServeConfig& config) {
     }
     metrics_endpoint = std::move(*m);
     spdlog::info("metrics on {}:{}/metrics", config.metrics_host, metrics_endpoint->port());
+  }
+  // The port file says "ready": written once every listener is up.
+  if (!config.port_file.empty()) {
+    if (Status s = WritePortFile(config.port_file, port); !s.ok()) {
+      spdlog::error("cannot write the port file: {}", s.ToString());
+      if (metrics_endpoint) metrics_endpoint->Stop();
+      server.Stop();
+      sweeper.Stop();
+      return 1;
+    }
   }
   spdlog::info("listening on {}{} (lease ttl {} ms, heartbeat {} ms, grace {} ms, {} handler threads)", bound,
                tls ? " (https)" : "", config.lease_ttl_ms, config.heartbeat_ms, config.grace_ms, config.threads);

@@ -70,7 +70,7 @@ Status Header(const std::string& path, char type, uint64_t size, Block& b) {
   b[156] = type;
   std::memcpy(&b[257], "ustar", 6);
   std::memcpy(&b[263], "00", 2);
-  std::memcpy(&b[345], prefix.data(), prefix.size());
+  if (!prefix.empty()) std::memcpy(&b[345], prefix.data(), prefix.size());  // data() may be null
   Octal(&b[148], 7, Checksum(b));
   return Status::Ok();
 }

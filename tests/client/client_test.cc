@@ -274,6 +274,9 @@ TEST(ClientMessages, HttpsToAPlainHttpPortSaysSoWithTheTlsReason) {
   const std::string url = "https://127.0.0.1:" + std::to_string(plain.port());
   ClientOptions o = Options(url);
   o.retry_budget = Millis(100);
+  // TLS set-up (the CA bundle) is slow under ASan: the handshake must not
+  // run out of time before the server's plain-text answer arrives.
+  o.call_timeout = Scaled(Millis(2000));
   auto client = MakeClient(o);
   auto r = client->Register(RegisterRequest{"w/1", "h", "v", 1, {}});
   ASSERT_FALSE(r.ok());
