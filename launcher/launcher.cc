@@ -8,10 +8,8 @@
 #include "launcher/claim_order.h"
 #include "launcher/command_output.h"
 #include "launcher/node_probe.h"
-#include "launcher/step_body.h"
 #include "launcher/unfittable_steps.h"
 #include "protocol/host_name.h"
-#include "protocol/lease_runner.h"
 #include "protocol/log.h"
 
 namespace scimesh::launcher {
@@ -31,10 +29,11 @@ Result<std::unique_ptr<Launcher>> Launcher::Create(LauncherConfig config) {
 }
 
 Launcher::~Launcher() {
-  preempt_ = true;
-  for (auto& r : running_) {
-    if (r->thread.joinable()) r->thread.join();
-  }
+  engine_.reset();  // preempts what still runs and waits for every report
+}
+
+void Launcher::StopNow() {
+  if (engine_) engine_->PreemptAll();
 }
 
 Status Launcher::Prepare() {
@@ -99,6 +98,21 @@ Status Launcher::Prepare() {
   auto client = Client::Create(std::move(claim_options));
   if (!client.ok()) return client.status();
   claim_client_ = std::move(*client);
+
+  EngineConfig engine;
+  engine.client = config_.client;
+  engine.setup = {config_.worker_id, config_.spool_dir, config_.client.coordinator_url};
+  engine.launch.launch = config_.launch;
+  engine.launch.launch.env["SCIMESH_WORKER_ID"] = config_.worker_id;
+  engine.launch.launch.env["SCIMESH_URL"] = config_.client.coordinator_url;
+  // Rank 0 calls the same coordinator: it needs the same transport consent.
+  if (config_.client.allow_insecure_http) engine.launch.launch.env["SCIMESH_ALLOW_INSECURE_HTTP"] = "1";
+  engine.launch.events = events_.get();
+  engine.launch.allocation_ending = [this] { RequestDrain("srun found the allocation ending"); };
+  engine.launch.kill_grace = config_.kill_grace;
+  auto created = LeaseEngine::Create(std::move(engine));
+  if (!created.ok()) return created.status();
+  engine_ = std::move(*created);
   return Status::Ok();
 }
 
@@ -146,7 +160,6 @@ int Launcher::Run() {
 void Launcher::ClaimLoop() {
   auto idle_since = std::chrono::steady_clock::now();
   while (!draining_) {
-    ReapFinished();
     auto left = TimeLeftNow();
     if (left && *left <= config_.policy.drain_margin) {
       RequestDrain("walltime margin reached");
@@ -199,81 +212,33 @@ void Launcher::StartLease(const Lease& lease, MonoTime claim_sent_at) {
   Result<Placement> placement = Status::Unavailable("not placed");
   if (command != nullptr) placement = placer_->Place(ResourcesOf(lease));
   if (command != nullptr && placement.ok()) events_->Place(lease, *placement);
-  auto running = std::make_unique<Running>();
-  Running* slot = running.get();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++held_;
-    running_.push_back(std::move(running));
-  }
-  const StepCommand* cmd = placement.ok() ? command : nullptr;
-  Placement p = placement.ok() ? *placement : Placement{};
   if (command != nullptr && !placement.ok()) {
     Log()->warn("lease {} (step {}): cannot place it: {}", lease.lease_id, lease.step_id, placement.status().message());
   }
-  slot->thread = std::thread([this, lease, claim_sent_at, p, cmd, slot] {
-    RunOneLease(lease, claim_sent_at, p, cmd);
-    std::lock_guard<std::mutex> lock(mu_);
-    slot->done = true;
-    --held_;
-    changed_.notify_all();
-  });
-}
-
-void Launcher::RunOneLease(Lease lease, MonoTime claim_sent_at, Placement placement, const StepCommand* command) {
-  try {
-    auto client = Client::Create(config_.client);
-    auto beat_client = Client::Create(config_.client);
-    if (!client.ok() || !beat_client.ok()) {
-      Log()->error("lease {}: cannot create a client; it will expire", lease.lease_id);
-      return;
-    }
-    StepLaunch launch;
-    launch.launch = config_.launch;
-    launch.launch.env["SCIMESH_WORKER_ID"] = config_.worker_id;
-    launch.launch.env["SCIMESH_URL"] = config_.client.coordinator_url;
-    // Rank 0 calls the same coordinator: it needs the same transport consent.
-    if (config_.client.allow_insecure_http) launch.launch.env["SCIMESH_ALLOW_INSECURE_HTTP"] = "1";
-    launch.command = command;
-    launch.placement = placement;
-    launch.events = events_.get();
-    launch.preempt = &preempt_;
-    launch.allocation_ending = [this] { RequestDrain("srun found the allocation ending"); };
-    launch.kill_grace = config_.kill_grace;
-    StepBody body = [&launch](StepContext& ctx) { return RunLaunchedStep(ctx, launch); };
-    LeaseRunSetup setup{config_.worker_id, config_.spool_dir, config_.client.coordinator_url};
-    // command null: this launcher does not hold the step, or cannot place it.
-    LeaseReport report = RunLease(lease, claim_sent_at, command != nullptr ? &body : nullptr, **client,
-                                  **beat_client, setup);
-    if (command != nullptr) (void)placer_->Release(placement.id);
-    std::string outcome = report.end == LeaseEnd::kCompleted ? "completed"
-                          : report.end == LeaseEnd::kFailed  ? "failed"
-                          : report.end == LeaseEnd::kAbandoned ? "abandoned" : "unreported";
-    if (report.end != LeaseEnd::kCompleted) {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++outcomes_failed_;
-    }
-    std::string detail = report.fail_class ? std::string(FailClassName(*report.fail_class)) : report.detail;
-    events_->Outcome(lease, outcome, detail);
-  } catch (const std::exception& e) {
-    Log()->error("lease {}: unexpected error: {}", lease.lease_id, e.what());
-  }
-}
-
-void Launcher::ReapFinished() {
-  std::vector<std::unique_ptr<Running>> finished;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = running_.begin(); it != running_.end();) {
-      if ((*it)->done) {
-        finished.push_back(std::move(*it));
-        it = running_.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    ++held_;
   }
-  for (auto& r : finished) r->thread.join();
+  // command null: this launcher does not hold the step, or cannot place it.
+  const StepCommand* cmd = placement.ok() ? command : nullptr;
+  std::optional<uint64_t> placed;
+  if (cmd != nullptr) placed = placement->id;
+  engine_->Submit(lease, claim_sent_at, cmd, placement.ok() ? *placement : Placement{},
+                  [this, lease, placed](const LeaseReport& report) { LeaseEnded(lease, report, placed); });
+}
+
+void Launcher::LeaseEnded(const Lease& lease, const LeaseReport& report, std::optional<uint64_t> placement_id) {
+  if (placement_id) (void)placer_->Release(*placement_id);
+  const std::string outcome = report.end == LeaseEnd::kCompleted   ? "completed"
+                              : report.end == LeaseEnd::kFailed    ? "failed"
+                              : report.end == LeaseEnd::kAbandoned ? "abandoned"
+                                                                   : "unreported";
+  const std::string detail = report.fail_class ? std::string(FailClassName(*report.fail_class)) : report.detail;
+  events_->Outcome(lease, outcome, detail);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (report.end != LeaseEnd::kCompleted) ++outcomes_failed_;
+  --held_;
+  changed_.notify_all();
 }
 
 void Launcher::Drain() {
@@ -283,13 +248,11 @@ void Launcher::Drain() {
     changed_.wait_until(lock, until, [&] { return held_ == 0; });
     if (held_ > 0) {
       Log()->info("drain grace over: stopping {} running step(s) as preempted", held_);
-      preempt_ = true;
+      engine_->PreemptAll();
     }
   }
   std::unique_lock<std::mutex> lock(mu_);
   changed_.wait(lock, [&] { return held_ == 0; });
-  lock.unlock();
-  ReapFinished();
 }
 
 }  // namespace scimesh::launcher

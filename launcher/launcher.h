@@ -12,13 +12,13 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "launcher/allocation.h"
 #include "launcher/capacity.h"
 #include "launcher/events_log.h"
 #include "launcher/launch_command.h"
+#include "launcher/lease_engine.h"
 #include "launcher/placement.h"
 #include "launcher/spank_use.h"
 #include "launcher/step_commands.h"
@@ -62,20 +62,14 @@ class Launcher {
   void RequestDrain(std::string_view why);
 
   // Stop running steps now (they fail `preempted`); implies a drain.
-  void StopNow() { preempt_ = true; }
+  void StopNow();
 
  private:
-  struct Running {
-    std::thread thread;
-    bool done = false;
-  };
-
   explicit Launcher(LauncherConfig config) : config_(std::move(config)) {}
   Status Prepare();
   void ClaimLoop();
   void StartLease(const Lease& lease, MonoTime claim_sent_at);
-  void RunOneLease(Lease lease, MonoTime claim_sent_at, Placement placement, const StepCommand* command);
-  void ReapFinished();
+  void LeaseEnded(const Lease& lease, const LeaseReport& report, std::optional<uint64_t> placement_id);
   void Drain();
   std::optional<std::chrono::seconds> TimeLeftNow() const;
 
@@ -85,14 +79,13 @@ class Launcher {
   std::optional<StepCommands> commands_;
   std::unique_ptr<EventsLog> events_;
   std::unique_ptr<Client> claim_client_;
+  std::unique_ptr<LeaseEngine> engine_;  // every claimed lease runs here
   int64_t lease_ttl_ms_ = 30000;
   std::vector<std::string> unfittable_;  // registered steps the allocation can never take
 
   std::atomic<bool> draining_{false};
-  std::atomic<bool> preempt_{false};
   std::mutex mu_;
   std::condition_variable changed_;  // a lease finished
-  std::vector<std::unique_ptr<Running>> running_;
   size_t held_ = 0;
   int outcomes_failed_ = 0;
 };

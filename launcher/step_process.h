@@ -38,6 +38,9 @@ class StepProcess {
   ~StepProcess();  // a child still running is killed (SIGKILL to its group) and reaped
 
   pid_t pid() const { return pid_; }
+  // Readable once the child has ended (for an event loop); -1 where pidfds
+  // are unavailable (Linux < 5.3): poll then.
+  int pidfd() const { return pidfd_; }
 
   // Non-blocking: the exit once the child has ended.
   std::optional<ExitInfo> Poll();

@@ -16,12 +16,26 @@ std::string_view CancelReasonName(CancelReason reason) {
 }
 
 void CancellationToken::Cancel(CancelReason reason) {
+  std::vector<std::function<void()>> observers;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (reason_) return;
     reason_ = reason;
+    observers.swap(on_cancel_);
   }
   cv_.notify_all();
+  for (auto& fn : observers) fn();
+}
+
+void CancellationToken::OnCancel(std::function<void()> fn) const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!reason_) {
+      on_cancel_.push_back(std::move(fn));
+      return;
+    }
+  }
+  fn();
 }
 
 bool CancellationToken::cancelled() const {

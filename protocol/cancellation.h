@@ -7,9 +7,11 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "protocol/clock.h"
 
@@ -41,10 +43,17 @@ class CancellationToken {
   bool WaitUntil(MonoTime deadline) const;
   bool WaitFor(Millis timeout) const { return WaitUntil(std::chrono::steady_clock::now() + timeout); }
 
+  // Calls `fn` once when the token is cancelled: on the cancelling thread,
+  // after the reason is set and outside the token's lock; at once (on this
+  // thread) if it is cancelled already. For event loops that must not poll;
+  // `fn` should only hand the news over (post it to its loop) and be quick.
+  void OnCancel(std::function<void()> fn) const;
+
  private:
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
   std::optional<CancelReason> reason_;
+  mutable std::vector<std::function<void()>> on_cancel_;
 };
 
 }  // namespace scimesh

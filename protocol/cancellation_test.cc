@@ -40,3 +40,21 @@ TEST(CancellationToken, ReasonNamesMatchTheStateFile) {
 
 }  // namespace
 }  // namespace scimesh
+
+namespace scimesh {
+namespace {
+
+TEST(CancellationToken, OnCancelRunsOnceWhenCancelledAndAtOnceWhenAlreadyCancelled) {
+  CancellationToken token;
+  int before = 0, after = 0;
+  token.OnCancel([&] { ++before; });
+  EXPECT_EQ(before, 0) << "called before any cancel";
+  token.Cancel(CancelReason::kFenced);
+  token.Cancel(CancelReason::kExpired);  // a second cancel calls nobody again
+  EXPECT_EQ(before, 1);
+  token.OnCancel([&] { ++after; });
+  EXPECT_EQ(after, 1) << "a late observer must still hear of it";
+}
+
+}  // namespace
+}  // namespace scimesh

@@ -19,13 +19,13 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <thread>
 
 #include <gtest/gtest.h>
 
-#include "launcher/step_body.h"
+#include "launcher/lease_engine.h"
 #include "protocol/host_name.h"
-#include "protocol/lease_runner.h"
 #include "protocol/test_dir.h"
 #include "tests/client/fake_coordinator.h"
 
@@ -96,31 +96,33 @@ class StepAttackTest : public ::testing::Test {
     return path;
   }
 
-  // Runs `lease` through RunLease with a launched body: `argv` under `wrapper`.
+  // Runs `lease` through the launcher's lease engine: `argv` under `wrapper`.
   LeaseReport Run(const Lease& lease, std::vector<std::string> argv, const std::string& wrapper,
                   std::function<void()> allocation_ending = {}) {
-    ClientOptions o;
-    o.coordinator_url = fake_.url();
-    o.token = Token(kToken);
-    o.retry_budget = Millis(3000);
-    auto client = Client::Create(o);
-    auto beat_client = Client::Create(o);
-    EXPECT_TRUE(client.ok() && beat_client.ok());
+    EngineConfig config;
+    config.client.coordinator_url = fake_.url();
+    config.client.token = Token(kToken);
+    config.client.retry_budget = Millis(3000);
+    config.setup = {"w-attack", spool_.path(), fake_.url()};
+    config.launch.launch.backend = Backend::kLocal;
+    config.launch.launch.rank_wrapper = wrapper;
+    config.launch.launch.env = {{"SCIMESH_WORKER_ID", "w-attack"}, {"SCIMESH_URL", fake_.url()}};
+    config.launch.kill_grace = std::chrono::milliseconds(1000);
+    config.launch.allocation_ending = std::move(allocation_ending);
+    config.threads = 2;
+    auto engine = LeaseEngine::Create(std::move(config));
+    EXPECT_TRUE(engine.ok()) << engine.status().ToString();
+    if (!engine.ok()) return {};
     StepCommand command;
     command.argv = std::move(argv);
     command.mpi = "none";
-    StepLaunch launch;
-    launch.launch.backend = Backend::kLocal;
-    launch.launch.rank_wrapper = wrapper;
-    launch.launch.env = {{"SCIMESH_WORKER_ID", "w-attack"}, {"SCIMESH_URL", fake_.url()}};
-    launch.command = &command;
-    launch.placement.nodes = {{HostName(), 1, {0}, {}}};
-    launch.placement.ranks = {{0, 0, {0}, {}, {}}};
-    launch.kill_grace = std::chrono::milliseconds(1000);
-    launch.allocation_ending = std::move(allocation_ending);
-    StepBody body = [&launch](StepContext& ctx) { return RunLaunchedStep(ctx, launch); };
-    LeaseRunSetup setup{"w-attack", spool_.path(), fake_.url()};
-    return RunLease(lease, std::chrono::steady_clock::now(), &body, **client, **beat_client, setup);
+    Placement placement;
+    placement.nodes = {{HostName(), 1, {0}, {}}};
+    placement.ranks = {{0, 0, {0}, {}, {}}};
+    std::promise<LeaseReport> reported;
+    (*engine)->Submit(lease, std::chrono::steady_clock::now(), &command, placement,
+                      [&reported](const LeaseReport& r) { reported.set_value(r); });
+    return reported.get_future().get();
   }
 
   std::string AttemptDir(const Lease& l) const {

@@ -1,12 +1,14 @@
-// The launched step as a body: spawn, watch, stop, collect.
-#include "launcher/step_body.h"
+// The launched step's phases before and after its processes run.
+#include "launcher/launched_step.h"
 
+#include <sys/statfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "launcher/directory_artifacts.h"
 #include "launcher/step_failure.h"
 #include "launcher/step_part.h"
-#include "launcher/step_process.h"
 #include "launcher/step_results.h"
 #include "protocol/atomic_file.h"
 #include "protocol/attempt_files.h"
@@ -18,7 +20,6 @@ namespace scimesh::launcher {
 namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("launcher"); }
-
 
 StepResult Collect(StepContext& ctx, int dir_fd) {
   auto results = ReadStepResults(dir_fd, ::geteuid());
@@ -87,19 +88,42 @@ StepResult StoppedBy(StopCause cause, const Lease& lease, const std::string& dur
   return StepResult::Retryable("rank 0 stopped heartbeating; the step was stopped");
 }
 
-// Runs the step's setup or finish, if it has one. nullopt: none, or it
-// succeeded; else why the step fails.
-std::optional<StepResult> RunPart(StepContext& ctx, const StepLaunch& in, const LaunchContext& launch, StepPart part,
-                                  std::chrono::steady_clock::time_point deadline,
-                                  const std::map<std::string, std::string>& extra_env) {
-  const auto& command = part == StepPart::kSetup ? in.command->setup : in.command->finish;
+// Filesystems where another host's writes raise no inotify event here:
+// lease.state written by a rank 0 on another node is polled instead.
+bool NetworkFilesystem(int dir_fd) {
+  struct statfs fs {};
+  if (::fstatfs(dir_fd, &fs) != 0) return true;  // unknown: poll
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case NFS_SUPER_MAGIC:
+    case SMB_SUPER_MAGIC:
+    case 0xFF534D42UL:  // CIFS
+    case 0xFE534D42UL:  // SMB2
+    case 0x0BD00BD0UL:  // Lustre
+    case 0x47504653UL:  // GPFS
+    case 0x19830326UL:  // BeeGFS
+    case 0x00C36400UL:  // CephFS
+    case 0x01021997UL:  // 9p / v9fs
+    case 0x65735546UL:  // FUSE
+    case 0x5346414FUL:  // AFS
+    case 0x013111A8UL:  // IBRIX
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::optional<StepResult> LaunchedStep::RunPart(StepPart part, const std::map<std::string, std::string>& extra_env) {
+  const auto& command = part == StepPart::kSetup ? in_.command->setup : in_.command->finish;
   if (!command) return std::nullopt;
   const std::string name(PartName(part));
-  auto plan = BuildPartLaunch(launch, *in.command, part, ctx.lease(), in.placement, extra_env);
+  auto plan = BuildPartLaunch(launch_, *in_.command, part, ctx_.lease(), in_.placement, extra_env);
   if (!plan.ok()) return StepResult::Fatal("the step's " + name + ": " + plan.status().message());
-  auto outcome = RunStepPart(ctx, *plan, launch.attempt_dir, {part, in.preempt, deadline, in.kill_grace, in.poll});
+  auto outcome =
+      RunStepPart(ctx_, *plan, launch_.attempt_dir, {part, in_.preempt, walltime_end_, in_.kill_grace, in_.poll});
   if (!outcome.ok()) return StepResult::Fatal("the step's " + name + " could not start: " + outcome.status().message());
-  if (outcome->cause != StopCause::kNone) return StoppedBy(outcome->cause, ctx.lease(), " in its " + name);
+  if (outcome->cause != StopCause::kNone) return StoppedBy(outcome->cause, ctx_.lease(), " in its " + name);
   if (outcome->exit.signaled || outcome->exit.code != 0) {
     return StepResult::Retryable("the step's " + name + " failed: " + outcome->exit.Describe() + " (see " + name +
                                  ".err in its attempt directory)");
@@ -107,114 +131,88 @@ std::optional<StepResult> RunPart(StepContext& ctx, const StepLaunch& in, const 
   return std::nullopt;
 }
 
-}  // namespace
-
-StepResult RunLaunchedStep(StepContext& ctx, const StepLaunch& in) {
-  const Lease& lease = ctx.lease();
-  LaunchContext launch = in.launch;
-  launch.attempt_dir = ctx.attempt_dir();
-  const std::string dir = launch.attempt_dir;
-  const uid_t me = ::geteuid();
-  auto dir_fd = OpenPrivateDirectory(dir, me, "attempt directory");
+std::optional<StepResult> LaunchedStep::Prepare() {
+  const Lease& lease = ctx_.lease();
+  launch_ = in_.launch;
+  launch_.attempt_dir = ctx_.attempt_dir();
+  auto dir_fd = OpenPrivateDirectory(launch_.attempt_dir, ::geteuid(), "attempt directory");
   if (!dir_fd.ok()) return StepResult::Retryable(dir_fd.status().message());
-  const int dfd = dir_fd->get();
-
-  if (Status s = WriteFileAtomically(dfd, kPlacementFileName, PlacementJson(in.placement), 0644); !s.ok()) {
+  dir_fd_ = std::move(*dir_fd);
+  const int dfd = dir_fd_.get();
+  if (Status s = WriteFileAtomically(dfd, kPlacementFileName, PlacementJson(in_.placement), 0644); !s.ok()) {
     return StepResult::Retryable(std::string(kPlacementFileName) + ": " + s.message());
   }
   // Directory inputs are unpacked, each checked whole, before anything runs.
   if (Status s = UnpackDirectoryInputs(dfd, lease.input_artifacts); !s.ok()) return StepResult::Fatal(s.message());
   // The walltime covers setup, launch and finish.
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto walltime = std::chrono::seconds(lease.walltime_s > 0 ? lease.walltime_s : 1LL << 40);
-  if (in.events) in.events->Start(lease);
-  if (auto failed = RunPart(ctx, in, launch, StepPart::kSetup, t0 + walltime, {})) {
-    if (in.events) in.events->End(lease, "setup failed");
-    return *failed;
+  t0_ = std::chrono::steady_clock::now();
+  walltime_end_ = t0_ + std::chrono::seconds(lease.walltime_s > 0 ? lease.walltime_s : 1LL << 40);
+  if (in_.events) in_.events->Start(lease);
+  if (auto failed = RunPart(StepPart::kSetup, {})) {
+    if (in_.events) in_.events->End(lease, "setup failed");
+    return failed;
   }
-  auto plan = BuildLaunch(launch, *in.command, lease, in.placement);
-  auto proc = plan.ok() ? StepProcess::Spawn({plan->argv, plan->env, dir, dir + "/" + kStepOutFileName,
-                                              dir + "/" + kStepErrFileName})
-                        : Result<StepProcess>(plan.status());
-  if (!proc.ok()) {
-    if (in.events) in.events->End(lease, "not started");
-    return StepResult::Fatal(proc.status().message());
-  }
-  Log()->info("lease {} (step {}, attempt {}): started on {}", lease.lease_id, lease.step_id, lease.attempt,
-              DescribePlacement(in.placement));
+  auto plan = BuildLaunch(launch_, *in_.command, lease, in_.placement);
+  if (!plan.ok()) return NotStarted(plan.status());
+  plan_ = std::move(*plan);
+  return std::nullopt;
+}
 
-  const auto silence_limit = std::chrono::milliseconds(lease.lease_ttl_ms > 0 ? lease.lease_ttl_ms : 30000);
-  bool rank0_holds = false;
-  int64_t last_seq = -1;
-  auto last_seq_change = std::chrono::steady_clock::now();
-  StopCause cause = StopCause::kNone;
-  std::optional<ExitInfo> exit;
+SpawnSpec LaunchedStep::spawn_spec() const {
+  const std::string& dir = launch_.attempt_dir;
+  return {plan_.argv, plan_.env, dir, dir + "/" + kStepOutFileName, dir + "/" + kStepErrFileName};
+}
 
-  while (!(exit = proc->WaitFor(in.poll))) {
-    const auto now = std::chrono::steady_clock::now();
-    if (ctx.cancelled()) cause = StopCause::kLeaseLost;
-    else if (now - t0 > walltime) cause = StopCause::kWalltime;
-    else if (in.preempt != nullptr && in.preempt->load()) cause = StopCause::kPreempted;
-    // The safe reader: a FIFO or symlink planted as lease.state is refused
-    // at once, so this loop (walltime, lease loss) never stalls.
-    if (auto state = ReadLeaseStateAt(dfd, me); state.ok()) {
-      if (state->seq != last_seq) {
-        last_seq = state->seq;
-        last_seq_change = now;
-      }
-      if (state->holder == LeaseHolder::kRank0) {
-        if (!rank0_holds && HeldBy(*state, LeaseHolder::kRank0)) {
-          rank0_holds = true;
-          ctx.PauseHeartbeats();  // one heartbeat stream per step: rank 0's
-          Log()->info("lease {}: rank 0 holds the lease now", lease.lease_id);
-        }
-        if (state->state == LeaseHold::kLost) {
-          cause = StopCause::kLeaseLost;
-          // The lease is gone: RunLease must not report this attempt.
-          ctx.LeaseLostElsewhere(state->reason.value_or(CancelReason::kFenced));
-        }
-        // Rank 0 hung or died without a word: its beats stopped.
-        if (state->state == LeaseHold::kHeld && now - last_seq_change > silence_limit) {
-          cause = StopCause::kRankZeroSilent;
-        }
-      }
-    }
-    if (cause != StopCause::kNone) {
-      // A lost lease reaches the ranks through cancelled() too: give them the
-      // grace to stop on their own before SIGTERM, then SIGKILL.
-      if (cause == StopCause::kLeaseLost) exit = proc->WaitFor(in.kill_grace);
-      if (!exit) exit = proc->Stop(in.kill_grace);
-      break;
-    }
-  }
-  // The process may have ended before any poll above saw what rank 0 wrote.
-  if (LostByRankZero(ctx, dfd, rank0_holds)) cause = StopCause::kLeaseLost;
+WatchParams LaunchedStep::watch_params() const {
+  WatchParams p;
+  p.ctx = &ctx_;
+  p.dir_fd = dir_fd_.get();
+  p.walltime_end = walltime_end_;
+  p.kill_grace = in_.kill_grace;
+  const int64_t ttl = ctx_.lease().lease_ttl_ms;
+  p.silence_limit = std::chrono::milliseconds(ttl > 0 ? ttl : 30000);
+  if (NetworkFilesystem(dir_fd_.get())) p.state_poll = in_.poll;
+  return p;
+}
+
+StepResult LaunchedStep::NotStarted(const Status& spawn_error) {
+  if (in_.events) in_.events->End(ctx_.lease(), "not started");
+  return StepResult::Fatal(spawn_error.message());
+}
+
+StepResult LaunchedStep::Conclude(const WatchEnd& end) {
+  const Lease& lease = ctx_.lease();
+  const int dfd = dir_fd_.get();
+  const uid_t me = ::geteuid();
+  StopCause cause = end.cause;
+  const ExitInfo& exit = end.exit;
+  // The process may have ended before the watch saw what rank 0 wrote.
+  if (LostByRankZero(ctx_, dfd, end.rank0_held)) cause = StopCause::kLeaseLost;
   // Finish runs after the launch ended by itself, failed or not; the
   // launch's own failure is reported first.
   std::optional<StepResult> finish_failed;
   if (cause == StopCause::kNone) {
-    finish_failed = RunPart(ctx, in, launch, StepPart::kFinish, t0 + walltime,
-                            {{"SCIMESH_LAUNCH_EXIT", ShellExitStatus(*exit)}});
+    finish_failed = RunPart(StepPart::kFinish, {{"SCIMESH_LAUNCH_EXIT", ShellExitStatus(exit)}});
   }
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ctx.SetUsage("wall_s", wall_s);
-  if (in.events) in.events->End(lease, exit->Describe());
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  ctx_.SetUsage("wall_s", wall_s);
+  if (in_.events) in_.events->End(lease, exit.Describe());
 
   if (cause != StopCause::kNone) return StoppedBy(cause, lease);
-  if (exit->signaled || exit->code != 0) {
+  if (exit.signaled || exit.code != 0) {
     auto err = ReadAttemptFileTail(dfd, kStepErrFileName, me, kMaxStepErrTailBytes);
     // srun refused the step because the job is ending (its time limit came
     // early, or a cancel): requeued without spending the step's budget, and
     // this launcher claims nothing more (found by tests/chaos).
     if (err.ok() && SrunFoundAllocationEnding(*err)) {
-      if (in.allocation_ending) in.allocation_ending();
+      if (in_.allocation_ending) in_.allocation_ending();
       return StepResult::Failure(FailClass::kPreempted, "srun could not start the step: the allocation is ending");
     }
-    const std::string& launched = plan->argv.front();
-    return DescribeFailedLaunch({*exit, err.ok() ? *err : "", in.command, launched.substr(launched.rfind('/') + 1)});
+    const std::string& launched = plan_.argv.front();
+    return DescribeFailedLaunch({exit, err.ok() ? *err : "", in_.command, launched.substr(launched.rfind('/') + 1)});
   }
   if (finish_failed) return *finish_failed;
-  return Collect(ctx, dfd);
+  return Collect(ctx_, dfd);
 }
 
 }  // namespace scimesh::launcher

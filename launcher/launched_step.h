@@ -1,0 +1,73 @@
+// LaunchedStep: a lease's step as the launcher runs it, in the phases the
+// lease engine schedules:
+//   Prepare()  (blocking, a pool thread): placement.json, directory inputs
+//              unpacked, the step's run.setup, the launch command built;
+//   the launch's processes run, watched by StepWatch on the event loop;
+//   Conclude() (blocking, a pool thread): rank 0's last word, run.finish,
+//              and what the step left in its attempt directory (output.json,
+//              state_patch.json, usage.json, artifacts/, a directory there
+//              packed as one archive) turned into the body's result.
+// The lease's life around it (inputs, started, uploads, complete/fail, every
+// 409) is protocol's LeaseSession.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "launcher/events_log.h"
+#include "launcher/launch_command.h"
+#include "launcher/placement.h"
+#include "launcher/step_commands.h"
+#include "launcher/step_process.h"
+#include "launcher/step_watch.h"
+#include "protocol/step_context.h"
+#include "protocol/unique_fd.h"
+
+namespace scimesh::launcher {
+
+struct StepLaunch {
+  LaunchContext launch;          // backend and tools; attempt_dir is filled in here
+  const StepCommand* command = nullptr;
+  Placement placement;
+  EventsLog* events = nullptr;
+  const std::atomic<bool>* preempt = nullptr;  // set: stop the step, fail it `preempted`
+  // Called when srun refused the step because the allocation is ending; the
+  // step then fails `preempted`. May be empty.
+  std::function<void()> allocation_ending;
+  std::chrono::milliseconds kill_grace{10000};  // SIGTERM -> SIGKILL
+  std::chrono::milliseconds poll{200};          // run.setup/finish polling; lease.state on network filesystems
+};
+
+class LaunchedStep {
+ public:
+  // Both must outlive the step.
+  LaunchedStep(StepContext& ctx, const StepLaunch& in) : ctx_(ctx), in_(in) {}
+
+  // nullopt: ready to launch (plan(), spawn_spec()); else the step's result.
+  std::optional<StepResult> Prepare();
+
+  const LaunchPlan& plan() const { return plan_; }
+  SpawnSpec spawn_spec() const;
+  // For the watch of the launched processes.
+  WatchParams watch_params() const;
+
+  // After the launched processes ended (or could not start: `end` nullopt
+  // with `spawn_error`).
+  StepResult Conclude(const WatchEnd& end);
+  StepResult NotStarted(const Status& spawn_error);
+
+ private:
+  std::optional<StepResult> RunPart(StepPart part, const std::map<std::string, std::string>& extra_env);
+
+  StepContext& ctx_;
+  const StepLaunch& in_;
+  LaunchContext launch_;
+  UniqueFd dir_fd_;
+  LaunchPlan plan_;
+  std::chrono::steady_clock::time_point t0_, walltime_end_;
+};
+
+}  // namespace scimesh::launcher
