@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Benchmark (figures only, never timing asserts): what a launcher costs while
+# it holds HELD_STEPS running steps that use no CPU: threads, VmHWM/VmRSS,
+# % of one core over a quiet interval, and the same for its rank-0 wrappers.
+# No allocation on the dev cluster has 1,000 cpus (it has 4, and it is
+# shared), so this runs outside SLURM: the local backend reads a synthetic
+# topology. Each step waits on a shared `flock` held by the benchmark.
+#
+# Usage: held-steps.sh        (CTest launcher_held_bench sets the *_BIN env)
+# It fails only when something did not work (a step, the launcher's exit).
+#
+# Parameters (environment, defaults in brackets):
+#   SCIMESH_BENCH_HELD_STEPS    steps the launcher holds [1000]
+#   SCIMESH_BENCH_SETTLE_S      wait after the last step started (rank 0 take-overs) [10]
+#   SCIMESH_BENCH_QUIET_S       the quiet interval of the idle-CPU figure [20]
+#   SCIMESH_BENCH_TOPOLOGY      hwloc synthetic topology ["pack:2 core:512 pu:1"]
+#   SCIMESH_BENCH_HELD_ARGS     extra scimesh-launch flags (e.g. "--agents no") [none]
+source "$(dirname "$0")/../../lib/harness.sh"
+source "$(dirname "$0")/bench-lib.sh"
+
+HELD_STEPS=${SCIMESH_BENCH_HELD_STEPS:-1000}
+SETTLE_S=${SCIMESH_BENCH_SETTLE_S:-10}
+QUIET_S=${SCIMESH_BENCH_QUIET_S:-20}
+TOPOLOGY=${SCIMESH_BENCH_TOPOLOGY:-"pack:2 core:512 pu:1"}
+read -ra EXTRA_ARGS <<<"${SCIMESH_BENCH_HELD_ARGS:-}"
+
+harness_init launcher-held
+: "${SCIMESH_LAUNCH_BIN:?set by CTest}" "${SCIMESH_RANK_BIN:?set by CTest}"
+# Each held lease keeps about 3 keep-alive connections (launcher, its heartbeat, rank 0).
+coordinator_start --threads $((HELD_STEPS * 4 + 64)) --retry-base-ms 200
+: >"$WORK/results.env"
+cat >"$WORK/held.sh" <<'SH'
+#!/bin/sh
+# A held step: waits (no CPU) until the benchmark releases the gate lock $1.
+flock -s "$1" true
+echo "{}" > output.json
+SH
+chmod +x "$WORK/held.sh"
+split_workflows bench-held "$HELD_STEPS" "$(jq -n --arg dir "$WORK" \
+  '{max_attempts: 1, walltime_s: 3600, run: {argv: ["\($dir)/held.sh", "\($dir)/gate"], mpi: "none"}}')" \
+  >"$WORK/defs-held.json"
+events=$WORK/events-held.jsonl
+local_launcher "$TOPOLOGY" "$HELD_STEPS" held "${EXTRA_ARGS[@]}"
+held_launcher=$LAUNCHER_PID
+held_pus=$(jq -s '[.[] | select(.event == "allocation") | .nodes[].cpus] | add' "$events")
+((held_pus >= HELD_STEPS)) || fail "the synthetic topology gives $held_pus cpus, fewer than $HELD_STEPS steps"
+exec 9>"$WORK/gate"
+flock -x 9
+t0=$(now)
+mapfile -t held_runs < <(start_runs "$WORK/defs-held.json")
+started_count() { jq -s '[.[] | select(.event == "start")] | length' "$events"; }
+all_started() {
+  local bad
+  bad=$(jq -rs '[.[] | select(.event == "outcome")] | .[:3] | map("\(.step_id): \(.outcome) (\(.detail))") | join("; ")' "$events")
+  [[ -z $bad ]] || fail "a held step ended before the gate opened: $bad"
+  (($(started_count) >= HELD_STEPS))
+}
+wait_for "$HELD_STEPS held steps started" 900 all_started
+ramp=$(jq -s '[.[] | select(.event == "start") | .t] | max' "$events")
+note "all $HELD_STEPS steps running; measuring for $QUIET_S s after $SETTLE_S s"
+sleep "$SETTLE_S"  # the wrappers are still taking their leases over: not idle yet
+# Wrapper processes (scimesh-rank, rank 0 of each step) are the launcher's children.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+children_ticks() {
+  local pid sum=0
+  for pid in $(pgrep -P "$held_launcher"); do sum=$((sum + $(ticks "$pid" 2>/dev/null || echo 0))); done
+  echo "$sum"
+}
+# PSS, not RSS: the wrappers share their libraries' pages; RSS would count them once each.
+children_pss_kib() {
+  local pid sum=0
+  for pid in $(pgrep -P "$held_launcher"); do
+    sum=$((sum + $(awk '/^Pss:/ {print $2}' "/proc/$pid/smaps_rollup" 2>/dev/null || echo 0)))
+  done
+  echo "$sum"
+}
+hz=$(getconf CLK_TCK)
+l0=$(ticks "$held_launcher") c0=$(children_ticks) q0=$(now)
+sleep "$QUIET_S"  # the measured interval itself, not a wait for a condition
+l1=$(ticks "$held_launcher") c1=$(children_ticks) q1=$(now)
+status_file=/proc/$held_launcher/status
+record held_hwm_kib "$(awk '/^VmHWM/ {print $2}' "$status_file")"
+record held_rss_kib "$(awk '/^VmRSS/ {print $2}' "$status_file")"
+record held_threads "$(awk '/^Threads/ {print $2}' "$status_file")"
+record held_children "$(pgrep -c -P "$held_launcher")"
+record held_children_pss_kib "$(children_pss_kib)"
+record held_cpu_pct "$(calc "100 * ($l1 - $l0) / $hz / ($q1 - $q0)" 2)"
+record held_children_cpu_pct "$(calc "100 * ($c1 - $c0) / $hz / ($q1 - $q0)" 2)"
+record held_ramp_s "$(calc "$ramp - $t0" 1)"
+record coordinator_threads "$(awk '/^Threads/ {print $2}' "/proc/$COORDINATOR_PID/status")"
+flock -u 9
+exec 9>&-
+for run in "${held_runs[@]}"; do
+  status=$(wait_run "$run" 600)
+  [[ $status == completed ]] || fail "held run $run ended '$status'"
+done
+stop_launcher "$held_launcher"
+
+source "$WORK/results.env"
+cat <<TABLE
+
+## Launcher holding $HELD_STEPS steps (local backend, synthetic "$TOPOLOGY", $held_pus cpus), $(date -u +%Y-%m-%d), load average $(cut -d' ' -f1-3 /proc/loadavg)
+
+| figure | scimesh-launch${EXTRA_ARGS[*]:+ ${EXTRA_ARGS[*]}} | goal (issue 15) |
+|---|---|---|
+| threads | $held_threads | <= 16 |
+| VmHWM / VmRSS | $((held_hwm_kib / 1024)) MiB / $((held_rss_kib / 1024)) MiB | <= 32 MiB RSS |
+| CPU over $QUIET_S s with all $HELD_STEPS running (from $SETTLE_S s after the last start) | $held_cpu_pct % of one core | < 1 % |
+| its $held_children wrappers (rank 0 heartbeats each lease) | $held_children_cpu_pct % of one core, $((held_children_pss_kib / 1024)) MiB PSS in all | |
+| run created -> all $HELD_STEPS started | $held_ramp_s s | |
+| coordinator threads (--threads $((HELD_STEPS * 4 + 64))) | $coordinator_threads | |
+TABLE
+note "held-steps benchmark: OK"
