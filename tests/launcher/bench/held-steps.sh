@@ -4,7 +4,10 @@
 # % of one core over a quiet interval, and the same for its rank-0 wrappers.
 # No allocation on the dev cluster has 1,000 cpus (it has 4, and it is
 # shared), so this runs outside SLURM: the local backend reads a synthetic
-# topology. Each step waits on a shared `flock` held by the benchmark.
+# topology. Each step waits on a shared `flock` of its workflow's gate file,
+# held by the benchmark, which then opens the gates one workflow (200 steps)
+# at a time: the figures are about holding steps, not about 1,000 ending at
+# once on two cores.
 #
 # Usage: held-steps.sh        (CTest launcher_held_bench sets the *_BIN env)
 # It fails only when something did not work (a step, the launcher's exit).
@@ -37,15 +40,20 @@ echo "{}" > output.json
 SH
 chmod +x "$WORK/held.sh"
 split_workflows bench-held "$HELD_STEPS" "$(jq -n --arg dir "$WORK" \
-  '{max_attempts: 1, walltime_s: 3600, run: {argv: ["\($dir)/held.sh", "\($dir)/gate"], mpi: "none"}}')" \
+  '{max_attempts: 1, walltime_s: 3600, run: {argv: ["\($dir)/held.sh", "\($dir)/gate"], mpi: "none"}}')" |
+  jq '.workflows |= [to_entries[] | .key as $k | .value | .steps |= map(.run.argv[1] += "-\($k + 1)")]' \
   >"$WORK/defs-held.json"
 events=$WORK/events-held.jsonl
 local_launcher "$TOPOLOGY" "$HELD_STEPS" held "${EXTRA_ARGS[@]}"
 held_launcher=$LAUNCHER_PID
 held_pus=$(jq -s '[.[] | select(.event == "allocation") | .nodes[].cpus] | add' "$events")
 ((held_pus >= HELD_STEPS)) || fail "the synthetic topology gives $held_pus cpus, fewer than $HELD_STEPS steps"
-exec 9>"$WORK/gate"
-flock -x 9
+gates=()
+for ((i = 1; i <= $(jq '.workflows | length' "$WORK/defs-held.json"); i++)); do
+  exec {fd}>"$WORK/gate-$i"
+  flock -x "$fd"
+  gates+=("$fd")
+done
 t0=$(now)
 mapfile -t held_runs < <(start_runs "$WORK/defs-held.json")
 started_count() { jq -s '[.[] | select(.event == "start")] | length' "$events"; }
@@ -59,21 +67,14 @@ wait_for "$HELD_STEPS held steps started" 900 all_started
 ramp=$(jq -s '[.[] | select(.event == "start") | .t] | max' "$events")
 note "all $HELD_STEPS steps running; measuring for $QUIET_S s after $SETTLE_S s"
 sleep "$SETTLE_S"  # the wrappers are still taking their leases over: not idle yet
-# Wrapper processes (scimesh-rank, rank 0 of each step) are the launcher's children.
+# Wrapper processes (scimesh-rank, rank 0 of each step) are the launcher's
+# children. One awk over all their files: a fork per process would load the
+# machine that is being measured.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-children_ticks() {
-  local pid sum=0
-  for pid in $(pgrep -P "$held_launcher"); do sum=$((sum + $(ticks "$pid" 2>/dev/null || echo 0))); done
-  echo "$sum"
-}
+children_files() { pgrep -P "$held_launcher" | sed "s|.*|/proc/&/$1|"; }
+children_ticks() { children_files stat | xargs -r awk '{s += $14 + $15} END {print s + 0}' 2>/dev/null || true; }
 # PSS, not RSS: the wrappers share their libraries' pages; RSS would count them once each.
-children_pss_kib() {
-  local pid sum=0
-  for pid in $(pgrep -P "$held_launcher"); do
-    sum=$((sum + $(awk '/^Pss:/ {print $2}' "/proc/$pid/smaps_rollup" 2>/dev/null || echo 0)))
-  done
-  echo "$sum"
-}
+children_pss_kib() { children_files smaps_rollup | xargs -r awk '/^Pss:/ {s += $2} END {print s + 0}' 2>/dev/null || true; }
 hz=$(getconf CLK_TCK)
 l0=$(ticks "$held_launcher") c0=$(children_ticks) q0=$(now)
 sleep "$QUIET_S"  # the measured interval itself, not a wait for a condition
@@ -88,11 +89,10 @@ record held_cpu_pct "$(calc "100 * ($l1 - $l0) / $hz / ($q1 - $q0)" 2)"
 record held_children_cpu_pct "$(calc "100 * ($c1 - $c0) / $hz / ($q1 - $q0)" 2)"
 record held_ramp_s "$(calc "$ramp - $t0" 1)"
 record coordinator_threads "$(awk '/^Threads/ {print $2}' "/proc/$COORDINATOR_PID/status")"
-flock -u 9
-exec 9>&-
-for run in "${held_runs[@]}"; do
-  status=$(wait_run "$run" 600)
-  [[ $status == completed ]] || fail "held run $run ended '$status'"
+for i in "${!held_runs[@]}"; do
+  flock -u "${gates[i]}"
+  status=$(wait_run "${held_runs[i]}" 600)
+  [[ $status == completed ]] || fail "held run ${held_runs[i]} ended '$status'"
 done
 stop_launcher "$held_launcher"
 
