@@ -25,8 +25,11 @@ read -ra EXTRA_ARGS <<<"${SCIMESH_BENCH_LOCAL_ARGS:-}"
 harness_init launcher-local-throughput
 : "${SCIMESH_LAUNCH_BIN:?set by CTest}" "${SCIMESH_RANK_BIN:?set by CTest}"
 command -v parallel >/dev/null || fail "GNU parallel is not installed (scripts/install-deps)"
-# SLOTS leases hold about 3 keep-alive connections each (launcher, its heartbeat, rank 0).
-coordinator_start --threads $((SLOTS * 4 + 64)) --retry-base-ms 200
+# SLOTS leases hold about 3 keep-alive connections each (launcher, its
+# heartbeat, rank 0), all from 127.0.0.1 (the coordinator's default cap per
+# address is 1,024).
+connections=$((SLOTS * 4 + 64))
+coordinator_start --max-connections-per-address "$((connections > 1024 ? connections : 1024))" --retry-base-ms 200
 : >"$WORK/results.env"
 trivial_program "$WORK/trivial.sh"
 
