@@ -61,7 +61,7 @@ void EventsLog::Write(std::string_view event, const std::string& fields) {
   if (file_ == nullptr) return;
   double t = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::lock_guard<std::mutex> lock(mu_);
-  const bool written = std::fprintf(file_, "{\"t\":%.3f,\"event\":\"%.*s\"%s%s}\n", t, static_cast<int>(event.size()),
+  const bool written = std::fprintf(file_, "{\"t\":%.6f,\"event\":\"%.*s\"%s%s}\n", t, static_cast<int>(event.size()),
                                    event.data(), fields.empty() ? "" : ",", fields.c_str()) >= 0;
   const bool flushed = std::fflush(file_) == 0;
   if (!written || !flushed)
