@@ -8,6 +8,8 @@
 #include <cinttypes>
 #include <cstring>
 
+#include "protocol/json_io.h"
+
 namespace scimesh::launcher {
 namespace {
 
@@ -24,7 +26,14 @@ std::string LeaseFields(const Lease& l) {
 
 }  // namespace
 
-std::string JsonString(std::string_view s) {
+std::string JsonString(std::string_view text) {
+  // A detail can carry a server's bytes: the file stays valid JSON lines.
+  std::string valid;
+  if (!IsWellFormedUtf8(text)) {
+    for (char c : text) valid += static_cast<unsigned char>(c) < 0x80 ? c : '?';
+    text = valid;
+  }
+  std::string_view s = text;
   std::string out = "\"";
   for (char c : s) {
     switch (c) {

@@ -206,7 +206,8 @@ void LeaseEngine::Conclude(const std::shared_ptr<LeaseJob>& job, Client& client,
   Finished(job, job->session->Finish(client, result, wall_s));
 }
 
-void LeaseEngine::Finished(const std::shared_ptr<LeaseJob>& job, const LeaseReport& report) {
+void LeaseEngine::Finished(const std::shared_ptr<LeaseJob>& job, LeaseReport report) {
+  // By value: `report` may be the session's own, which is destroyed here.
   // The session first: its heartbeats stop before the caller hears of it.
   job->step.reset();
   job->session.reset();

@@ -67,7 +67,7 @@ class LeaseEngine {
   void Watch(const std::shared_ptr<LeaseJob>& job);
   void Ended(const std::shared_ptr<LeaseJob>& job);
   void Conclude(const std::shared_ptr<LeaseJob>& job, Client& client, const StepResult& result);
-  void Finished(const std::shared_ptr<LeaseJob>& job, const LeaseReport& report);
+  void Finished(const std::shared_ptr<LeaseJob>& job, LeaseReport report);
   void PollExit(const std::weak_ptr<LeaseJob>& job, bool again);
   void OnInotify();
 
