@@ -75,6 +75,24 @@ Result<std::map<std::string, std::string>> Env(const rapidjson::Value& doc) {
   return env;
 }
 
+Result<std::vector<std::string>> Unset(const rapidjson::Value& doc) {
+  std::vector<std::string> names;
+  auto it = doc.FindMember("unset");
+  if (it == doc.MemberEnd() || it->value.IsNull()) return names;
+  if (!it->value.IsArray() || it->value.Size() > kMaxEnv) return Invalid("unset: must be an array of names");
+  for (const auto& v : it->value.GetArray()) {
+    if (!v.IsString()) return Invalid("unset: must hold strings only");
+    std::string name(v.GetString(), v.GetStringLength());
+    const size_t star = name.find('*');
+    if (name.empty() || name.find_first_of(std::string_view("=\0", 2)) != std::string::npos ||
+        (star != std::string::npos && star != name.size() - 1)) {
+      return Invalid("unset: each must be a variable name, or a prefix ending in '*'");
+    }
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
 Result<std::vector<int>> Cpus(const rapidjson::Value& doc) {
   std::vector<int> cpus;
   auto it = doc.FindMember("cpus");
@@ -90,10 +108,11 @@ Result<std::vector<int>> Cpus(const rapidjson::Value& doc) {
 }
 
 Result<AgentCommand> ParseStart(const rapidjson::Value& doc, const JsonObject& o) {
-  SCIMESH_RETURN_IF_ERROR(OnlyFields(doc, {"op", "id", "argv", "env", "cwd", "stdout", "stderr", "cpus"}));
+  SCIMESH_RETURN_IF_ERROR(OnlyFields(doc, {"op", "id", "argv", "unset", "env", "cwd", "stdout", "stderr", "cpus"}));
   AgentStart s;
   SCIMESH_ASSIGN_OR_RETURN(s.id, Id(o));
   SCIMESH_ASSIGN_OR_RETURN(s.argv, Argv(o));
+  SCIMESH_ASSIGN_OR_RETURN(s.unset, Unset(doc));
   SCIMESH_ASSIGN_OR_RETURN(s.env, Env(doc));
   SCIMESH_ASSIGN_OR_RETURN(s.cwd, AbsolutePath(o, "cwd"));
   SCIMESH_ASSIGN_OR_RETURN(s.stdout_path, AbsolutePath(o, "stdout"));
@@ -164,6 +183,7 @@ std::string AgentCommandLine(const AgentCommand& command) {
     WriteString(w, "op", "start");
     WriteString(w, "id", s->id);
     WriteStrings(w, "argv", s->argv);
+    if (!s->unset.empty()) WriteStrings(w, "unset", s->unset);
     w.Key("env");
     w.StartObject();
     for (const auto& [k, v] : s->env) WriteString(w, k, v);

@@ -28,6 +28,8 @@ inline constexpr int64_t kMaxGraceMs = 24LL * 3600 * 1000;
 struct AgentStart {
   std::string id;                          // opaque, 1..128 printable ASCII bytes
   std::vector<std::string> argv;           // argv[0] searched in PATH when it has no '/'
+  std::vector<std::string> unset;          // names ("X") or prefixes ("SLURM_*") removed from
+                                           // the agent's environment before `env` is applied
   std::map<std::string, std::string> env;  // set on top of the agent's environment
   std::string cwd;                         // absolute; empty: the agent's own
   std::string stdout_path, stderr_path;    // absolute; empty: /dev/null

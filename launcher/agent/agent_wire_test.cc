@@ -10,6 +10,7 @@ TEST(AgentWire, AStartCommandRoundTrips) {
   s.id = "run-1/step.a/3";
   s.argv = {"sh", "-c", "echo \"hi\"\n"};
   s.env = {{"OMP_NUM_THREADS", "2"}, {"EMPTY", ""}};
+  s.unset = {"SLURM_*", "PMI_RANK"};
   s.cwd = "/spool/a";
   s.stdout_path = "/spool/a/out";
   s.stderr_path = "/spool/a/err";
@@ -23,6 +24,7 @@ TEST(AgentWire, AStartCommandRoundTrips) {
   EXPECT_EQ(p.id, s.id);
   EXPECT_EQ(p.argv, s.argv);
   EXPECT_EQ(p.env, s.env);
+  EXPECT_EQ(p.unset, s.unset);
   EXPECT_EQ(p.cwd, s.cwd);
   EXPECT_EQ(p.stdout_path, s.stdout_path);
   EXPECT_EQ(p.stderr_path, s.stderr_path);
@@ -60,6 +62,9 @@ TEST(AgentWire, HostileCommandsAreRefusedWithTheReason) {
       {R"({"op":"start","id":"a","argv":["ls"],"stdout":5})", "stdout: must be a string"},
       {R"({"op":"start","id":"a","argv":["ls"],"env":{"A=B":"c"}})", "env: a variable name"},
       {R"({"op":"start","id":"a","argv":["ls"],"env":{"A":1}})", "env.A: must be a string"},
+      {R"({"op":"start","id":"a","argv":["ls"],"unset":["A*B"]})", "unset: each must be a variable name"},
+      {R"({"op":"start","id":"a","argv":["ls"],"unset":["A=B"]})", "unset: each must be a variable name"},
+      {R"({"op":"start","id":"a","argv":["ls"],"unset":"SLURM_*"})", "unset: must be an array"},
       {R"({"op":"start","id":"a","argv":["ls"],"cpus":[-1]})", "cpus: each must be an integer from 0 to 1023"},
       {R"({"op":"start","id":"a","argv":["ls"],"cpus":[1024]})", "cpus: each must be"},
       {R"({"op":"start","id":"a","argv":["ls"],"cpus":[1.5]})", "cpus: each must be"},

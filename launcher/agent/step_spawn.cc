@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 extern char** environ;
@@ -89,6 +90,14 @@ bool Redirect(const std::string& path, int target) {
   Fail(report, kExec);
 }
 
+// `name` is one of the variables `start` removes from the agent's environment.
+bool Unset(const AgentStart& start, std::string_view name) {
+  for (std::string_view u : start.unset) {
+    if (u.ends_with('*') ? name.starts_with(u.substr(0, u.size() - 1)) : name == u) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<SpawnedStep> SpawnStep(const AgentStart& start, Keeper& keeper) {
@@ -97,7 +106,8 @@ Result<SpawnedStep> SpawnStep(const AgentStart& start, Keeper& keeper) {
   std::vector<std::string> env_strings;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string kv = *e;
-    if (start.env.count(kv.substr(0, kv.find('='))) == 0) env_strings.push_back(std::move(kv));
+    const std::string name = kv.substr(0, kv.find('='));
+    if (start.env.count(name) == 0 && !Unset(start, name)) env_strings.push_back(std::move(kv));
   }
   for (const auto& [k, v] : start.env) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp, argv;

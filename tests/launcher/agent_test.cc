@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -60,6 +61,10 @@ pid_t PidFromFile(const std::string& path) {
 class AgentTest : public ::testing::Test {
  protected:
   AgentChannel Spawn(std::vector<std::string> extra = {}) {
+    // The agent inherits these; a step may remove them with `unset`.
+    ::setenv("SCIMESH_AGENT_TEST_A", "a", 1);
+    ::setenv("SCIMESH_AGENT_TEST_B", "b", 1);
+    ::setenv("SCIMESH_AGENT_KEPT", "kept", 1);
     std::vector<std::string> argv{SCIMESH_AGENT_BIN};
     argv.insert(argv.end(), extra.begin(), extra.end());
     auto channel = AgentChannel::Spawn(argv);
@@ -105,14 +110,33 @@ class AgentTest : public ::testing::Test {
     return Step(id, "trap '' TERM; sleep 600 & echo $! > gc.pid; echo $$ > leader.pid; wait");
   }
 
+  // A step whose leader records SIGTERM in term.txt and waits on; its
+  // grandchild ignores SIGTERM. Pids in leader.pid and gc.pid.
+  AgentStart TermRecorder(const std::string& id) {
+    return Step(id, "trap 'echo term > term.txt' TERM; (trap '' TERM; exec sleep 600) & "
+                    "echo $! > gc.pid; echo $$ > leader.pid; wait; wait");
+  }
+
+  // Starts `s` (a step that writes leader.pid and gc.pid) and returns the
+  // pids of its leader and its grandchild; -1 where one did not come.
+  std::pair<pid_t, pid_t> StartAndReadPids(AgentChannel& agent, const AgentStart& s) {
+    EXPECT_TRUE(agent.Start(s).ok());
+    AgentEvent started = Next(agent);
+    EXPECT_EQ(started.kind, Kind::kStarted) << started.error;
+    if (started.kind != Kind::kStarted) return {-1, -1};
+    return {PidFromFile(dir_ / "leader.pid"), PidFromFile(dir_ / "gc.pid")};
+  }
+
   TestDir dir_;
   std::vector<AgentEvent> queue_;
 };
 
 TEST_F(AgentTest, AStepRunsAndItsExitCodeAndSignalAreReported) {
   AgentChannel agent = Spawn();
-  AgentStart s = Step("ok", "echo \"$GREETING\" > greeting.txt; exit 3");
+  AgentStart s = Step("ok", "echo \"$GREETING\" \"${SCIMESH_AGENT_TEST_A-unset}\" \"${SCIMESH_AGENT_TEST_B-unset}\" "
+                            "\"${SCIMESH_AGENT_KEPT-unset}\" > greeting.txt; exit 3");
   s.env = {{"GREETING", "hello"}};
+  s.unset = {"SCIMESH_AGENT_TEST_*", "SCIMESH_AGENT_GONE"};
   ASSERT_TRUE(agent.Start(s).ok());
   AgentEvent started = Next(agent);
   ASSERT_EQ(started.kind, Kind::kStarted) << started.error;
@@ -122,10 +146,8 @@ TEST_F(AgentTest, AStepRunsAndItsExitCodeAndSignalAreReported) {
   EXPECT_EQ(exited.pid, started.pid);
   EXPECT_FALSE(exited.signaled);
   EXPECT_EQ(exited.code, 3);
-  std::ifstream greeting(dir_ / "greeting.txt");  // cwd and env applied
-  std::string word;
-  greeting >> word;
-  EXPECT_EQ(word, "hello");
+  // cwd, env and unset applied to the agent's environment (set in Spawn).
+  EXPECT_EQ(TestDir::Read(dir_ / "greeting.txt"), "hello unset unset kept\n");
 
   ASSERT_TRUE(agent.Start(Step("sig", "sleep 600")).ok());
   ASSERT_EQ(Next(agent).kind, Kind::kStarted);
@@ -180,10 +202,7 @@ TEST_F(AgentTest, HostileLinesGetAnErrorAndTheAgentKeepsServing) {
 // kill the grandchild survives, without the escalation both do.
 TEST_F(AgentTest, StopKillsTheWholeProcessGroupAfterTheGrace) {
   AgentChannel agent = Spawn();
-  ASSERT_TRUE(agent.Start(Stubborn("stubborn")).ok());
-  ASSERT_EQ(Next(agent).kind, Kind::kStarted);
-  const pid_t leader = PidFromFile(dir_ / "leader.pid");
-  const pid_t grandchild = PidFromFile(dir_ / "gc.pid");
+  const auto [leader, grandchild] = StartAndReadPids(agent, Stubborn("stubborn"));
   ASSERT_GT(leader, 0);
   ASSERT_GT(grandchild, 0);
   ASSERT_TRUE(agent.Stop("stubborn", 300ms).ok());
@@ -200,10 +219,7 @@ TEST_F(AgentTest, StopKillsTheWholeProcessGroupAfterTheGrace) {
 // keeper the grandchild (no PDEATHSIG of its own) survives.
 TEST_F(AgentTest, AKilledAgentLeavesNoStepProcess) {
   AgentChannel agent = Spawn();
-  ASSERT_TRUE(agent.Start(Stubborn("orphan")).ok());
-  ASSERT_EQ(Next(agent).kind, Kind::kStarted);
-  const pid_t leader = PidFromFile(dir_ / "leader.pid");
-  const pid_t grandchild = PidFromFile(dir_ / "gc.pid");
+  const auto [leader, grandchild] = StartAndReadPids(agent, Stubborn("orphan"));
   ASSERT_GT(grandchild, 0);
   ASSERT_EQ(::kill(agent.pid(), SIGKILL), 0);
   EXPECT_EQ(agent.WaitExit(kLong), 128 + SIGKILL);
@@ -217,12 +233,8 @@ TEST_F(AgentTest, AKilledAgentLeavesNoStepProcess) {
 // --kill-grace-ms for what ignores SIGTERM -- report the exit and exit 0.
 TEST_F(AgentTest, ClosingStdinStopsEveryStepAndTheAgentExitsZero) {
   AgentChannel agent = Spawn({"--kill-grace-ms", "300"});
-  ASSERT_TRUE(agent.Start(Step("left", "trap 'echo term > term.txt' TERM; (trap '' TERM; exec sleep 600) & "
-                                       "echo $! > gc.pid; echo $$ > leader.pid; wait; wait"))
-                  .ok());
-  ASSERT_EQ(Next(agent).kind, Kind::kStarted);
-  const pid_t leader = PidFromFile(dir_ / "leader.pid");
-  const pid_t grandchild = PidFromFile(dir_ / "gc.pid");
+  const auto [leader, grandchild] =
+      StartAndReadPids(agent, TermRecorder("left"));
   ASSERT_GT(grandchild, 0);
   agent.Close();
   AgentEvent exited = Next(agent);
@@ -231,6 +243,21 @@ TEST_F(AgentTest, ClosingStdinStopsEveryStepAndTheAgentExitsZero) {
   EXPECT_EQ(agent.WaitExit(kLong), 0);
   EXPECT_TRUE(GoneWithin(leader, 10s));
   EXPECT_TRUE(GoneWithin(grandchild, 10s)) << "a step process outlived the launcher's channel";
+  EXPECT_EQ(TestDir::Read(dir_ / "term.txt"), "term\n") << "the step was not sent SIGTERM first";
+}
+
+// Failure modelled: the agent's step is cancelled or the node shuts down
+// (SIGTERM to the agent). Same duty as a closed stdin; the exit status says
+// which signal.
+TEST_F(AgentTest, ASignalledAgentStopsEveryStepAndExits) {
+  AgentChannel agent = Spawn({"--kill-grace-ms", "300"});
+  const auto [leader, grandchild] = StartAndReadPids(agent, TermRecorder("signalled"));
+  ASSERT_GT(grandchild, 0);
+  ASSERT_EQ(::kill(agent.pid(), SIGTERM), 0);
+  EXPECT_EQ(Next(agent).kind, Kind::kExited);
+  EXPECT_EQ(agent.WaitExit(kLong), 128 + SIGTERM);
+  EXPECT_TRUE(GoneWithin(leader, 10s));
+  EXPECT_TRUE(GoneWithin(grandchild, 10s)) << "a step process outlived its signalled agent";
   EXPECT_EQ(TestDir::Read(dir_ / "term.txt"), "term\n") << "the step was not sent SIGTERM first";
 }
 
