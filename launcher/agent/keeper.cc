@@ -16,6 +16,9 @@
 namespace scimesh::agent {
 namespace {
 
+// Signals aimed at the agent or its group that must not end the keeper.
+constexpr int kIgnored[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2, SIGQUIT};
+
 // The keeper's whole life. Runs in the forked child of a single-threaded
 // agent, so allocating (std::set) is safe here.
 [[noreturn]] void KeeperMain(int in) {
@@ -23,7 +26,7 @@ namespace {
   // Ctrl-C, a kill of the group) does not take the keeper with it; it lives
   // until the agent is gone and its own job is done.
   ::setpgid(0, 0);
-  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2, SIGQUIT}) ::signal(sig, SIG_IGN);
+  for (int sig : kIgnored) ::signal(sig, SIG_IGN);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -64,14 +67,21 @@ namespace {
 Result<Keeper> Keeper::Start() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return Status::Io(std::string("keeper pipe: ") + std::strerror(errno));
+  // Blocked across fork: a signal that reaches the keeper before it ignores
+  // it stays pending, then is discarded, instead of killing it.
+  sigset_t block, old;
+  sigemptyset(&block);
+  for (int sig : kIgnored) sigaddset(&block, sig);
+  ::sigprocmask(SIG_BLOCK, &block, &old);
   pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return Status::Unavailable(std::string("keeper fork: ") + std::strerror(errno));
-  }
   if (pid == 0) KeeperMain(fds[0]);
+  const int fork_errno = errno;
+  ::sigprocmask(SIG_SETMASK, &old, nullptr);
   ::close(fds[0]);
+  if (pid < 0) {
+    ::close(fds[1]);
+    return Status::Unavailable(std::string("keeper fork: ") + std::strerror(fork_errno));
+  }
   return Keeper(pid, UniqueFd(fds[1]));
 }
 
