@@ -60,18 +60,28 @@ pid_t PidFromFile(const std::string& path) {
 
 class AgentTest : public ::testing::Test {
  protected:
+  // The agent as a child of this test, or, with $SCIMESH_AGENT_PREFIX
+  // ("srun --overlap -N1 -n1 -w n1", tests/launcher/slurm-agent.sh), behind
+  // that prefix as the launcher starts it in an allocation. agent.pid() is
+  // then srun's: killing or signalling it models the launcher's srun dying.
   AgentChannel Spawn(std::vector<std::string> extra = {}) {
     // The agent inherits these; a step may remove them with `unset`.
     ::setenv("SCIMESH_AGENT_TEST_A", "a", 1);
     ::setenv("SCIMESH_AGENT_TEST_B", "b", 1);
     ::setenv("SCIMESH_AGENT_KEPT", "kept", 1);
-    std::vector<std::string> argv{SCIMESH_AGENT_BIN};
+    std::vector<std::string> argv;
+    const char* prefix = std::getenv("SCIMESH_AGENT_PREFIX");
+    std::istringstream words(prefix != nullptr ? prefix : "");
+    for (std::string w; words >> w;) argv.push_back(w);
+    argv.push_back(SCIMESH_AGENT_BIN);
     argv.insert(argv.end(), extra.begin(), extra.end());
     auto channel = AgentChannel::Spawn(argv);
     EXPECT_TRUE(channel.ok()) << channel.status().ToString();
     AgentEvent ready = Next(*channel);
     EXPECT_EQ(ready.kind, Kind::kReady);
-    EXPECT_EQ(ready.pid, channel->pid());
+    if (prefix == nullptr) {
+      EXPECT_EQ(ready.pid, channel->pid());
+    }
     EXPECT_FALSE(ready.version.empty());
     return std::move(*channel);
   }
@@ -246,19 +256,27 @@ TEST_F(AgentTest, ClosingStdinStopsEveryStepAndTheAgentExitsZero) {
   EXPECT_EQ(TestDir::Read(dir_ / "term.txt"), "term\n") << "the step was not sent SIGTERM first";
 }
 
-// Failure modelled: the agent's step is cancelled or the node shuts down
-// (SIGTERM to the agent). Same duty as a closed stdin; the exit status says
-// which signal.
+// Failure modelled: the agent is told to end (SIGTERM: a node shutdown, a
+// cancelled step). Same duty as a closed stdin; the exit status says which
+// signal. Behind srun the SIGTERM reaches srun instead, which ends the
+// agent's job step at once (SLURM SIGKILLs it, found by slurm-agent.sh):
+// there only "no step process left" holds, which is why the launcher stops
+// its agents by closing their stdin (docs/agent.md).
 TEST_F(AgentTest, ASignalledAgentStopsEveryStepAndExits) {
   AgentChannel agent = Spawn({"--kill-grace-ms", "300"});
   const auto [leader, grandchild] = StartAndReadPids(agent, TermRecorder("signalled"));
   ASSERT_GT(grandchild, 0);
   ASSERT_EQ(::kill(agent.pid(), SIGTERM), 0);
-  EXPECT_EQ(Next(agent).kind, Kind::kExited);
-  EXPECT_EQ(agent.WaitExit(kLong), 128 + SIGTERM);
+  const bool direct = std::getenv("SCIMESH_AGENT_PREFIX") == nullptr;
+  if (direct) {
+    EXPECT_EQ(Next(agent).kind, Kind::kExited);
+    EXPECT_EQ(agent.WaitExit(kLong), 128 + SIGTERM);
+  }
   EXPECT_TRUE(GoneWithin(leader, 10s));
   EXPECT_TRUE(GoneWithin(grandchild, 10s)) << "a step process outlived its signalled agent";
-  EXPECT_EQ(TestDir::Read(dir_ / "term.txt"), "term\n") << "the step was not sent SIGTERM first";
+  if (direct) {
+    EXPECT_EQ(TestDir::Read(dir_ / "term.txt"), "term\n") << "the step was not sent SIGTERM first";
+  }
 }
 
 // Pinning read back from the kernel: the step's Cpus_allowed_list is exactly
