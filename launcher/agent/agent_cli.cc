@@ -2,6 +2,7 @@
 #include "launcher/agent/agent_cli.h"
 
 #include <linux/close_range.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -77,6 +78,14 @@ int RunAgentCli(int argc, char** argv) {
   }
   // Descriptors the agent inherited must not reach the steps it forks.
   ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+  // One pidfd per running step: take the whole open-files allowance, and
+  // give each step back the limit the agent was started with.
+  rlimit nofile{};
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+    rlimit raised = nofile;
+    raised.rlim_cur = nofile.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) options.step_nofile = nofile;
+  }
   auto keeper = Keeper::Start();
   if (!keeper.ok()) {
     std::fprintf(stderr, "scimesh-agent: cannot start its keeper: %s\n", keeper.status().message().c_str());

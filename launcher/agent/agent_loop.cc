@@ -140,7 +140,7 @@ void Loop::OnStart(const AgentStart& start) {
     e.error = "a step with this id is running";
   } else if (steps_.size() >= kMaxSteps) {
     e.error = "too many steps running (" + std::to_string(kMaxSteps) + ")";
-  } else if (auto spawned = SpawnStep(start, keeper_); !spawned.ok()) {
+  } else if (auto spawned = SpawnStep(start, keeper_, options_.step_nofile ? &*options_.step_nofile : nullptr); !spawned.ok()) {
     e.error = spawned.status().message();
   } else {
     const int fd = spawned->pidfd.get();
@@ -236,6 +236,8 @@ int Loop::TimeoutMs() const {
 int Loop::Run() {
   sigset_t mask;
   sigemptyset(&mask);
+  // Blocked, these reach the signalfd even when the launcher left them
+  // ignored (Linux never discards a blocked signal).
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&mask, sig);
   ::sigprocmask(SIG_BLOCK, &mask, nullptr);
   ::signal(SIGPIPE, SIG_IGN);

@@ -3,7 +3,10 @@
 // the epoll timeout. Single-threaded; no thread per step.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "launcher/agent/keeper.h"
@@ -15,6 +18,9 @@ struct AgentOptions {
   int in_fd = 0;   // commands
   int out_fd = 1;  // events
   std::string version;  // sent in the ready event
+  // The open-files limit steps get back: the agent raises its own soft limit
+  // (one pidfd per step) but a step starts with what the agent was given.
+  std::optional<rlimit> step_nofile;
 };
 
 // Serves commands until stdin ends or a TERM/INT/HUP arrives, then stops

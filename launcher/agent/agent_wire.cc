@@ -11,13 +11,23 @@ namespace {
 
 Status Invalid(std::string message) { return Status::InvalidArgument(std::move(message)); }
 
+// At most 64 bytes of a peer's name for an error message, cut on a UTF-8
+// character boundary: the message goes back out as JSON and must stay
+// well-formed.
+std::string Excerpt(std::string_view s) {
+  if (s.size() <= 64) return std::string(s);
+  size_t n = 64;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return std::string(s.substr(0, n));
+}
+
 // Refuses members other than `known`: a misspelt field is an error, not a
 // silently ignored wish.
 Status OnlyFields(const rapidjson::Value& v, std::initializer_list<std::string_view> known) {
   for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
     std::string_view name(it->name.GetString(), it->name.GetStringLength());
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      return Invalid("unknown field '" + std::string(name.substr(0, 64)) + "'");
+      return Invalid("unknown field '" + Excerpt(name) + "'");
     }
   }
   return Status::Ok();
@@ -67,9 +77,9 @@ Result<std::map<std::string, std::string>> Env(const rapidjson::Value& doc) {
     if (key.empty() || key.find_first_of(std::string_view("=\0", 2)) != std::string::npos) {
       return Invalid("env: a variable name is empty or holds '=' or NUL");
     }
-    if (!m->value.IsString()) return Invalid("env." + key.substr(0, 64) + ": must be a string");
+    if (!m->value.IsString()) return Invalid("env." + Excerpt(key) + ": must be a string");
     std::string value(m->value.GetString(), m->value.GetStringLength());
-    if (value.find('\0') != std::string::npos) return Invalid("env." + key.substr(0, 64) + ": holds a NUL byte");
+    if (value.find('\0') != std::string::npos) return Invalid("env." + Excerpt(key) + ": holds a NUL byte");
     env[std::move(key)] = std::move(value);
   }
   return env;
@@ -172,7 +182,7 @@ Result<AgentCommand> ParseAgentCommand(std::string_view line) {
     SCIMESH_RETURN_IF_ERROR(OnlyFields(doc, {"op"}));
     return AgentCommand(AgentPing{});
   }
-  return Invalid("unknown op '" + op.substr(0, 64) + "'");
+  return Invalid("unknown op '" + Excerpt(op) + "'");
 }
 
 std::string AgentCommandLine(const AgentCommand& command) {
@@ -244,7 +254,7 @@ Result<AgentEvent> ParseAgentEvent(std::string_view line) {
     e.id = id.value_or("");
     SCIMESH_ASSIGN_OR_RETURN(e.error, o.String("error"));
   } else {
-    return Invalid("agent event: unknown ev '" + ev.substr(0, 64) + "'");
+    return Invalid("agent event: unknown ev '" + Excerpt(ev) + "'");
   }
   return e;
 }

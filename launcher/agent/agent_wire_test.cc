@@ -82,6 +82,21 @@ TEST(AgentWire, HostileCommandsAreRefusedWithTheReason) {
   }
 }
 
+// Attack: a long multi-byte name in an unknown op. The error that echoes
+// part of it must still be well-formed UTF-8, or the error event itself
+// would be a malformed line for the launcher.
+TEST(AgentWire, AnEchoedNameIsCutOnACharacterBoundary) {
+  std::string op;
+  for (int i = 0; i < 50; ++i) op += "\u20ac";  // the euro sign, three bytes in UTF-8
+  auto r = ParseAgentCommand(R"({"op":")" + op + R"("})");
+  ASSERT_FALSE(r.ok());
+  AgentEvent e{AgentEvent::Kind::kError, "", 0, false, 0, r.status().message(), "", ""};
+  const std::string line = AgentEventLine(e);
+  auto back = ParseAgentEvent(std::string_view(line).substr(0, line.size() - 1));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_NE(back->error.find("unknown op '\xe2\x82\xac"), std::string::npos) << back->error;
+}
+
 TEST(AgentWire, EveryEventRoundTrips) {
   using K = AgentEvent::Kind;
   AgentEvent exited{K::kExited, "s1", 4242, true, 9, "", "", ""};

@@ -63,7 +63,7 @@ bool Redirect(const std::string& path, int target) {
 // The child, between fork and exec: async-signal-safe calls only (the
 // strings were built before fork).
 [[noreturn]] void Child(const AgentStart& start, pid_t agent, int go, int report, const cpu_set_t* cpus,
-                        char** argv, char** envp) {
+                        const rlimit* nofile, char** argv, char** envp) {
   ::setpgid(0, 0);
   // The leader dies with the agent (its descendants are the keeper's job);
   // the agent may have died before this line, hence the parent check.
@@ -81,6 +81,7 @@ bool Redirect(const std::string& path, int target) {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   if (cpus != nullptr && ::sched_setaffinity(0, sizeof *cpus, cpus) != 0) Fail(report, kPin);
+  if (nofile != nullptr) ::setrlimit(RLIMIT_NOFILE, nofile);  // lowering cannot fail
   int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null < 0 || ::dup2(null, 0) < 0) Fail(report, kStdin);
   if (!Redirect(start.stdout_path, 1)) Fail(report, kStdout);
@@ -100,7 +101,7 @@ bool Unset(const AgentStart& start, std::string_view name) {
 
 }  // namespace
 
-Result<SpawnedStep> SpawnStep(const AgentStart& start, Keeper& keeper) {
+Result<SpawnedStep> SpawnStep(const AgentStart& start, Keeper& keeper, const rlimit* nofile) {
   if (start.argv.empty()) return Status::InvalidArgument("no command to run");
   // Everything the child needs is built before fork.
   std::vector<std::string> env_strings;
@@ -136,13 +137,14 @@ Result<SpawnedStep> SpawnStep(const AgentStart& start, Keeper& keeper) {
   if (pid == 0) {
     ::close(go[1]);
     ::close(report[0]);
-    Child(start, agent, go[0], report[1], start.cpus.empty() ? nullptr : &cpus, argv.data(), envp.data());
+    Child(start, agent, go[0], report[1], start.cpus.empty() ? nullptr : &cpus, nofile, argv.data(), envp.data());
   }
   ::setpgid(pid, pid);  // also here: the group exists before Track, whoever runs first
   SpawnedStep step;
   step.pid = pid;
   // Opened before any wait: the pid cannot be reused while we hold it.
   step.pidfd = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  const int pidfd_errno = errno;
   if (!keeper.Track(pid)) {
     std::fprintf(stderr, "scimesh-agent: the keeper is gone: step %d is not protected against the agent's death\n",
                  static_cast<int>(pid));
@@ -169,7 +171,9 @@ Result<SpawnedStep> SpawnStep(const AgentStart& start, Keeper& keeper) {
     int status = 0;
     ::waitpid(pid, &status, 0);
     keeper.Forget(pid);
-    return Status::Unavailable("pidfd_open is not supported by this kernel (Linux 5.3 or later needed)");
+    return pidfd_errno == ENOSYS
+               ? Status::Unavailable("pidfd_open is not supported by this kernel (Linux 5.3 or later needed)")
+               : Status::Unavailable(std::string("pidfd_open: ") + std::strerror(pidfd_errno));
   }
   return step;
 }

@@ -3,6 +3,7 @@
 // succeeded (a close-on-exec pipe carries the child's errno back).
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "launcher/agent/agent_wire.h"
@@ -22,7 +23,8 @@ struct SpawnedStep {
 // the exec succeeded or failed (the child's own set-up plus execve). Fails
 // with kNotFound/kPermissionDenied/kIo/kInvalidArgument and a message naming
 // the stage ("cannot start 'prog': No such file or directory") -- program
-// names, never full paths; the child is then reaped already.
-Result<SpawnedStep> SpawnStep(const AgentStart& start, Keeper& keeper);
+// names, never full paths; the child is then reaped already. `nofile`, when
+// given, is the step's RLIMIT_NOFILE.
+Result<SpawnedStep> SpawnStep(const AgentStart& start, Keeper& keeper, const rlimit* nofile);
 
 }  // namespace scimesh::agent

@@ -4,6 +4,7 @@
 #include "launcher/agent_channel.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -277,6 +278,34 @@ TEST_F(AgentTest, ASignalledAgentStopsEveryStepAndExits) {
   if (direct) {
     EXPECT_EQ(TestDir::Read(dir_ / "term.txt"), "term\n") << "the step was not sent SIGTERM first";
   }
+}
+
+// Failure modelled: an agent started with a small open-files limit (32)
+// and more running steps than that; each step holds a pidfd in the agent.
+// The agent raises its own soft limit, so all 40 start (without that,
+// pidfd_open fails near 30); each step still gets the limit of 32 the agent
+// was given, not the raised one.
+TEST_F(AgentTest, ManyStepsRunUnderASmallFileLimitAndEachGetsThatLimit) {
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &old), 0);
+  if (old.rlim_max <= 128) GTEST_SKIP() << "the hard limit leaves nothing to raise";
+  rlimit low = old;
+  low.rlim_cur = 32;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  AgentChannel agent = Spawn();
+  ::setrlimit(RLIMIT_NOFILE, &old);
+  constexpr int kSteps = 40;
+  for (int i = 0; i < kSteps; ++i) {
+    const std::string file = "nofile" + std::to_string(i);
+    ASSERT_TRUE(agent.Start(Step("many" + std::to_string(i),
+                                 "ulimit -n > " + file + ".part; mv " + file + ".part " + file + "; exec sleep 600"))
+                    .ok());
+    AgentEvent e = Next(agent);
+    ASSERT_EQ(e.kind, Kind::kStarted) << "step " << i << ": " << e.error;
+  }
+  EXPECT_EQ(PidFromFile(dir_ / ("nofile" + std::to_string(kSteps - 1))), 32);  // a number, like a pid
+  agent.Close();  // stops all of them
+  EXPECT_EQ(agent.WaitExit(kLong), 0);
 }
 
 // Pinning read back from the kernel: the step's Cpus_allowed_list is exactly
