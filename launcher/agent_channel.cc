@@ -25,6 +25,7 @@ Result<AgentChannel> AgentChannel::Spawn(const std::vector<std::string>& argv) {
   if (argv.empty()) return Status::InvalidArgument("no agent command");
   std::vector<std::string> args = argv;
   std::vector<char*> cargv;
+  cargv.reserve(args.size() + 1);
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   int sv[2];
@@ -48,7 +49,7 @@ Result<AgentChannel> AgentChannel::Spawn(const std::vector<std::string>& argv) {
       sigset_t none;
       sigemptyset(&none);
       ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      ::signal(SIGPIPE, SIG_DFL);
+      (void)::signal(SIGPIPE, SIG_DFL);
       ::execvp(cargv[0], cargv.data());
     }
     int e = errno;

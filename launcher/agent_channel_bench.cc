@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <exception>
 #include <map>
 #include <string>
 #include <vector>
@@ -61,7 +62,7 @@ bool Throughput(AgentChannel& agent, int steps, int in_flight) {
     }
     auto events = agent.WaitEvents(10s);
     if (!events.ok() || events->empty()) {
-      std::fprintf(stderr, "no events: %s\n", events.status().ToString().c_str());
+      (void)std::fprintf(stderr, "no events: %s\n", events.status().ToString().c_str());
       return false;
     }
     for (const AgentEvent& e : *events) {
@@ -74,17 +75,17 @@ bool Throughput(AgentChannel& agent, int steps, int in_flight) {
         sent.erase(e.id);
         ++done;
       } else {
-        std::fprintf(stderr, "unexpected event for %s: %s\n", e.id.c_str(), e.error.c_str());
+        (void)std::fprintf(stderr, "unexpected event for %s: %s\n", e.id.c_str(), e.error.c_str());
         return false;
       }
     }
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  std::printf("no-op steps (/bin/true): %d in %.2f s, %d in flight: %.0f steps/s\n", steps, seconds, in_flight,
+  (void)std::printf("no-op steps (/bin/true): %d in %.2f s, %d in flight: %.0f steps/s\n", steps, seconds, in_flight,
               steps / seconds);
-  std::printf("start -> started: p50 %.2f ms, p99 %.2f ms\n", Percentile(to_started, 0.5),
+  (void)std::printf("start -> started: p50 %.2f ms, p99 %.2f ms\n", Percentile(to_started, 0.5),
               Percentile(to_started, 0.99));
-  std::printf("started -> exited: p50 %.2f ms, p99 %.2f ms\n", Percentile(to_exited, 0.5),
+  (void)std::printf("started -> exited: p50 %.2f ms, p99 %.2f ms\n", Percentile(to_exited, 0.5),
               Percentile(to_exited, 0.99));
   return true;
 }
@@ -99,7 +100,7 @@ bool Held(AgentChannel& agent, int held) {
     if (!events.ok() || events->empty()) return false;
     for (const auto& e : *events) got += e.kind == Kind::kStarted ? 1 : 0;
   }
-  std::printf("agent holding %d running steps: RSS %s (one thread)\n", held, Rss(agent.pid()).c_str());
+  (void)std::printf("agent holding %d running steps: RSS %s (one thread)\n", held, Rss(agent.pid()).c_str());
   for (int i = 0; i < held; ++i) (void)agent.Stop("s" + std::to_string(i), 0ms);
   for (int got = 0; got < held;) {
     auto events = agent.WaitEvents(10s);
@@ -109,25 +110,40 @@ bool Held(AgentChannel& agent, int held) {
   return true;
 }
 
-}  // namespace
+// A positive count from argv[i], or `fallback` when absent; 0 when malformed.
+int Count(int argc, char** argv, int i, int fallback) {
+  if (i >= argc) return fallback;
+  char* end = nullptr;
+  const long v = std::strtol(argv[i], &end, 10);
+  return (*end == '\0' && v > 0 && v < 1000000) ? static_cast<int>(v) : 0;
+}
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s AGENT [STEPS] [IN_FLIGHT] [HELD]\n", argv[0]);
+int Run(int argc, char** argv) {
+  const int steps = Count(argc, argv, 2, 2000), in_flight = Count(argc, argv, 3, 64), held = Count(argc, argv, 4, 200);
+  if (argc < 2 || steps == 0 || in_flight == 0 || held == 0) {
+    (void)std::fprintf(stderr, "usage: %s AGENT [STEPS] [IN_FLIGHT] [HELD]\n", argv[0]);
     return 2;
   }
-  const int steps = argc > 2 ? std::atoi(argv[2]) : 2000;
-  const int in_flight = argc > 3 ? std::atoi(argv[3]) : 64;
-  const int held = argc > 4 ? std::atoi(argv[4]) : 200;
   auto agent = AgentChannel::Spawn({argv[1]});
   if (!agent.ok()) {
-    std::fprintf(stderr, "%s\n", agent.status().ToString().c_str());
+    (void)std::fprintf(stderr, "%s\n", agent.status().ToString().c_str());
     return 1;
   }
   auto ready = agent->WaitEvents(10s);
   if (!ready.ok() || ready->empty() || (*ready)[0].kind != Kind::kReady) return 1;
-  std::printf("agent idle: RSS %s\n", Rss(agent->pid()).c_str());
+  (void)std::printf("agent idle: RSS %s\n", Rss(agent->pid()).c_str());
   if (!Throughput(*agent, steps, in_flight) || !Held(*agent, held)) return 1;
   agent->Close();
   return agent->WaitExit(10s) == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    (void)std::fprintf(stderr, "scimesh_agent_bench: %s\n", e.what());
+    return 1;
+  }
 }

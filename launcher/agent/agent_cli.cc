@@ -41,7 +41,7 @@ not run, 2 for a usage error.
 )";
 
 int Usage(const char* why) {
-  std::fprintf(stderr, "scimesh-agent: %s\nTry 'scimesh-agent --help'.\n", why);
+  (void)std::fprintf(stderr, "scimesh-agent: %s\nTry 'scimesh-agent --help'.\n", why);
   return 2;
 }
 
@@ -54,11 +54,11 @@ int RunAgentCli(int argc, char** argv) {
     std::string_view arg = argv[i];
     std::string_view value;
     if (arg == "-h" || arg == "--help") {
-      std::fputs(kUsage, stdout);
+      (void)std::fputs(kUsage, stdout);
       return 0;
     }
     if (arg == "--version") {
-      std::printf("scimesh-agent %s\n", SCIMESH_AGENT_VERSION);
+      (void)std::printf("scimesh-agent %s\n", SCIMESH_AGENT_VERSION);
       return 0;
     }
     if (arg.starts_with("--kill-grace-ms=")) {
@@ -88,7 +88,7 @@ int RunAgentCli(int argc, char** argv) {
   }
   auto keeper = Keeper::Start();
   if (!keeper.ok()) {
-    std::fprintf(stderr, "scimesh-agent: cannot start its keeper: %s\n", keeper.status().message().c_str());
+    (void)std::fprintf(stderr, "scimesh-agent: cannot start its keeper: %s\n", keeper.status().message().c_str());
     return 1;
   }
   return RunAgent(options, *keeper);

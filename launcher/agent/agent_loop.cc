@@ -240,15 +240,15 @@ int Loop::Run() {
   // ignored (Linux never discards a blocked signal).
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&mask, sig);
   ::sigprocmask(SIG_BLOCK, &mask, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
+  (void)::signal(SIGPIPE, SIG_IGN);
   signals_ = UniqueFd(::signalfd(-1, &mask, SFD_CLOEXEC));
   epoll_ = UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
   if (!signals_.valid() || !epoll_.valid() || !Watch(signals_.get())) {
-    std::fprintf(stderr, "scimesh-agent: cannot set up its event loop: %s\n", std::strerror(errno));
+    (void)std::fprintf(stderr, "scimesh-agent: cannot set up its event loop: %s\n", std::strerror(errno));
     return 1;
   }
   if (!Watch(options_.in_fd)) {
-    std::fprintf(stderr, "scimesh-agent: stdin must be a pipe, socket or terminal: %s\n", std::strerror(errno));
+    (void)std::fprintf(stderr, "scimesh-agent: stdin must be a pipe, socket or terminal: %s\n", std::strerror(errno));
     return 1;
   }
   AgentEvent ready;
@@ -262,7 +262,7 @@ int Loop::Run() {
     epoll_event events[64];
     int n = ::epoll_wait(epoll_.get(), events, 64, TimeoutMs());
     if (n < 0 && errno != EINTR) {
-      std::fprintf(stderr, "scimesh-agent: epoll_wait: %s\n", std::strerror(errno));
+      (void)std::fprintf(stderr, "scimesh-agent: epoll_wait: %s\n", std::strerror(errno));
       Shutdown(1);
       // Without the loop only the kill deadlines are left: wait them out.
       for (auto& [id, step] : steps_) ::kill(-step.pid, SIGKILL);

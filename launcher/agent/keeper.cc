@@ -26,7 +26,7 @@ constexpr int kIgnored[] = {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2, 
   // Ctrl-C, a kill of the group) does not take the keeper with it; it lives
   // until the agent is gone and its own job is done.
   ::setpgid(0, 0);
-  for (int sig : kIgnored) ::signal(sig, SIG_IGN);
+  for (int sig : kIgnored) (void)::signal(sig, SIG_IGN);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);

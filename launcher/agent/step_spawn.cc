@@ -76,7 +76,7 @@ bool Redirect(const std::string& path, int target) {
   }
   // The step starts with default signal handling, nothing blocked: the
   // agent blocks TERM/INT/HUP for its signalfd and ignores SIGPIPE.
-  for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
+  for (int sig = 1; sig < NSIG; ++sig) (void)::signal(sig, SIG_DFL);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -110,7 +110,12 @@ Result<SpawnedStep> SpawnStep(const AgentStart& start, Keeper& keeper, const rli
     const std::string name = kv.substr(0, kv.find('='));
     if (start.env.count(name) == 0 && !Unset(start, name)) env_strings.push_back(std::move(kv));
   }
-  for (const auto& [k, v] : start.env) env_strings.push_back(k + "=" + v);
+  for (const auto& [k, v] : start.env) {
+    std::string kv = k;
+    kv += '=';
+    kv += v;
+    env_strings.push_back(std::move(kv));
+  }
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -146,7 +151,7 @@ Result<SpawnedStep> SpawnStep(const AgentStart& start, Keeper& keeper, const rli
   step.pidfd = UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   const int pidfd_errno = errno;
   if (!keeper.Track(pid)) {
-    std::fprintf(stderr, "scimesh-agent: the keeper is gone: step %d is not protected against the agent's death\n",
+    (void)std::fprintf(stderr, "scimesh-agent: the keeper is gone: step %d is not protected against the agent's death\n",
                  static_cast<int>(pid));
   }
   ::close(go[0]);

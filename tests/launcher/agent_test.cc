@@ -74,7 +74,7 @@ class AgentTest : public ::testing::Test {
     const char* prefix = std::getenv("SCIMESH_AGENT_PREFIX");
     std::istringstream words(prefix != nullptr ? prefix : "");
     for (std::string w; words >> w;) argv.push_back(w);
-    argv.push_back(SCIMESH_AGENT_BIN);
+    argv.emplace_back(SCIMESH_AGENT_BIN);
     argv.insert(argv.end(), extra.begin(), extra.end());
     auto channel = AgentChannel::Spawn(argv);
     EXPECT_TRUE(channel.ok()) << channel.status().ToString();
@@ -296,10 +296,11 @@ TEST_F(AgentTest, ManyStepsRunUnderASmallFileLimitAndEachGetsThatLimit) {
   ::setrlimit(RLIMIT_NOFILE, &old);
   constexpr int kSteps = 40;
   for (int i = 0; i < kSteps; ++i) {
-    const std::string file = "nofile" + std::to_string(i);
-    ASSERT_TRUE(agent.Start(Step("many" + std::to_string(i),
-                                 "ulimit -n > " + file + ".part; mv " + file + ".part " + file + "; exec sleep 600"))
-                    .ok());
+    // Each writes its own file, renamed into place once complete.
+    const std::string n = std::to_string(i);
+    std::string script = "ulimit -n > nofile";
+    script.append(n).append(".part; mv nofile").append(n).append(".part nofile").append(n).append("; exec sleep 600");
+    ASSERT_TRUE(agent.Start(Step("many" + n, script)).ok());
     AgentEvent e = Next(agent);
     ASSERT_EQ(e.kind, Kind::kStarted) << "step " << i << ": " << e.error;
   }
