@@ -7,7 +7,7 @@
 #
 #   component     package               what
 #   plugin        scimesh-spank-plugin  spank_scimesh.so, plugstack snippet (conffile)
-#   launcher      scimesh-launcher      scimesh-launch, scimesh-rank
+#   launcher      scimesh-launcher      scimesh-launch, scimesh-rank, scimesh-agent
 #   runtime       libscimesh-mpi0       libscimesh_mpi.so.0, libscimesh_mpi_fortran.so.0
 #   development   libscimesh-mpi-dev    headers, Fortran module, .so links, CMake config, .pc
 #   coordinator   scimesh-coordinator   scimesh-coordinator
@@ -107,7 +107,7 @@ file(GLOB _scimesh_man_pages CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/docs/man/*
 foreach(_page IN LISTS _scimesh_man_pages)
   get_filename_component(_name "${_page}" NAME)
   string(REGEX REPLACE "^.*\\.([1-8])$" "\\1" _section "${_name}")
-  if(_name MATCHES "^scimesh-(launch|rank)[.-]")
+  if(_name MATCHES "^scimesh-(launch|rank|agent)[.-]")
     set(_component launcher)
   elseif(_name MATCHES "^scimesh-coordinator[.-]")
     set(_component coordinator)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # man-checks.sh: the docs/man checks as CTest runs them, one per name, plus a self-test that each check catches a planted error.
 #
-#   man-checks.sh render|launch|rank|coordinator|plugin|api|checks_fail
+#   man-checks.sh render|launch|agent|rank|coordinator|plugin|api|checks_fail
 #
 # Environment (set by tests/docs/CMakeLists.txt): SCIMESH_MAN_DIR,
-# SCIMESH_SOURCE_DIR, SCIMESH_LAUNCH_BIN, SCIMESH_RANK_BIN,
+# SCIMESH_SOURCE_DIR, SCIMESH_LAUNCH_BIN, SCIMESH_AGENT_BIN, SCIMESH_RANK_BIN,
 # SCIMESH_COORDINATOR_BIN, SCIMESH_PLUGSTACK_PROBE.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +21,9 @@ run_check() {
       # --scimesh-lease: other programs' options, not the launcher's.
       "$here/check-man-options.sh" "$dir/scimesh-launch.1" "${SCIMESH_LAUNCH_BIN:?}" \
         --foreign exact,signal,scimesh-lease --help "report --help" ;;
+    agent)
+      # --help shows the srun line that starts it: --overlap is srun's.
+      "$here/check-man-options.sh" "$dir/scimesh-agent.1" "${SCIMESH_AGENT_BIN:?}" --foreign overlap --help ;;
     rank) "$here/check-man-options.sh" "$dir/scimesh-rank.1" "${SCIMESH_RANK_BIN:?}" --help ;;
     coordinator)
       "$here/check-man-options.sh" "$dir/scimesh-coordinator.1" "${SCIMESH_COORDINATOR_BIN:?}" \
@@ -68,6 +71,8 @@ self_test() {
     'documents --drain-graze, which' || s=1
   expect_failure launch scimesh-launch.1 '/^\.BI \\-\\-drain\\-margin/,/^\.TP/s/^Default: 120\.$/Default: 180./' \
     "entry of --drain-margin does not say 'Default: 120'" || s=1
+  expect_failure agent scimesh-agent.1 '/^\.BI \\-\\-kill\\-grace\\-ms/,/^\.TP/s/^Default: 2000\.$/Default: 200./' \
+    "entry of --kill-grace-ms does not say 'Default: 2000'" || s=1
   expect_failure rank scimesh-rank.1 's/^\.SH ENVIRONMENT$/.TP\n.B \\-\\-bogus\\-flag\nNot an option.\n.SH ENVIRONMENT/' \
     'documents --bogus-flag, which' || s=1
   expect_failure coordinator scimesh-coordinator.1 's/^\.B \\-\\-json$/.B \\-\\-jsonl/' 'no .TP entry for --json,' || s=1
@@ -84,6 +89,6 @@ self_test() {
 
 case ${1:-} in
   checks_fail) self_test ;;
-  "") echo "usage: $0 render|launch|rank|coordinator|plugin|api|checks_fail" >&2; exit 2 ;;
+  "") echo "usage: $0 render|launch|agent|rank|coordinator|plugin|api|checks_fail" >&2; exit 2 ;;
   *) run_check "$1" "$man_dir" ;;
 esac

@@ -1,0 +1,97 @@
+// scimesh-agent's flags: --kill-grace-ms, --help, --version.
+#include "launcher/agent/agent_cli.h"
+
+#include <linux/close_range.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "launcher/agent/agent_loop.h"
+#include "launcher/agent/keeper.h"
+
+namespace scimesh::agent {
+namespace {
+
+constexpr char kUsage[] = R"(Usage: scimesh-agent [options]
+
+The scimesh node agent: started by scimesh-launch, one per node of an
+allocation (srun --overlap -N1 -n1 -w NODE scimesh-agent), it forks the
+launcher's 1-node steps on its node, pinned to the cpus they were placed on,
+and reports their exits. Commands arrive on stdin and events leave on stdout,
+one JSON object per line (docs/agent.md). Not meant to be run by hand.
+
+When stdin ends (the launcher or its srun died) or on SIGTERM, SIGINT or
+SIGHUP, the agent stops every step it started (SIGTERM to each step's process
+group, SIGKILL after the grace) and exits. If the agent is killed outright, a
+keeper process it forked at start kills every step's process group.
+
+Options:
+  --kill-grace-ms MS   SIGTERM -> SIGKILL for the steps when the agent shuts
+                       down (default 2000)
+  --version            print the version and exit
+  -h, --help           this help
+
+Exit status: 0 after stdin ended, 128+N after signal N, 1 when the agent could
+not run, 2 for a usage error.
+)";
+
+int Usage(const char* why) {
+  (void)std::fprintf(stderr, "scimesh-agent: %s\nTry 'scimesh-agent --help'.\n", why);
+  return 2;
+}
+
+}  // namespace
+
+int RunAgentCli(int argc, char** argv) {
+  AgentOptions options;
+  options.version = SCIMESH_AGENT_VERSION;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    std::string_view value;
+    if (arg == "-h" || arg == "--help") {
+      (void)std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (arg == "--version") {
+      (void)std::printf("scimesh-agent %s\n", SCIMESH_AGENT_VERSION);
+      return 0;
+    }
+    if (arg.starts_with("--kill-grace-ms=")) {
+      value = arg.substr(std::strlen("--kill-grace-ms="));
+    } else if (arg == "--kill-grace-ms") {
+      if (++i == argc) return Usage("--kill-grace-ms needs a value");
+      value = argv[i];
+    } else {
+      return Usage(("unknown argument '" + std::string(arg.substr(0, 64)) + "'").c_str());
+    }
+    int64_t ms = -1;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
+    if (ec != std::errc() || end != value.data() + value.size() || ms < 0 || ms > 3600000) {
+      return Usage("--kill-grace-ms must be a whole number of milliseconds from 0 to 3600000");
+    }
+    options.kill_grace = std::chrono::milliseconds(ms);
+  }
+  // Descriptors the agent inherited must not reach the steps it forks.
+  ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+  // One pidfd per running step: take the whole open-files allowance, and
+  // give each step back the limit the agent was started with.
+  rlimit nofile{};
+  if (::getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+    rlimit raised = nofile;
+    raised.rlim_cur = nofile.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) options.step_nofile = nofile;
+  }
+  auto keeper = Keeper::Start();
+  if (!keeper.ok()) {
+    (void)std::fprintf(stderr, "scimesh-agent: cannot start its keeper: %s\n", keeper.status().message().c_str());
+    return 1;
+  }
+  return RunAgent(options, *keeper);
+}
+
+}  // namespace scimesh::agent

@@ -1,0 +1,300 @@
+// Reading and writing the agent's command and event lines.
+#include "launcher/agent/agent_wire.h"
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "protocol/json_io.h"
+
+namespace scimesh::agent {
+namespace {
+
+Status Invalid(std::string message) { return Status::InvalidArgument(std::move(message)); }
+
+// At most 64 bytes of a peer's name for an error message, cut on a UTF-8
+// character boundary: the message goes back out as JSON and must stay
+// well-formed.
+std::string Excerpt(std::string_view s) {
+  if (s.size() <= 64) return std::string(s);
+  size_t n = 64;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return std::string(s.substr(0, n));
+}
+
+// Refuses members other than `known`: a misspelt field is an error, not a
+// silently ignored wish.
+Status OnlyFields(const rapidjson::Value& v, std::initializer_list<std::string_view> known) {
+  for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
+    std::string_view name(it->name.GetString(), it->name.GetStringLength());
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return Invalid("unknown field '" + Excerpt(name) + "'");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::string> Id(const JsonObject& o) {
+  SCIMESH_ASSIGN_OR_RETURN(std::string id, o.String("id"));
+  if (id.empty() || id.size() > kMaxIdBytes) return Invalid("id: must be 1 to 128 bytes");
+  for (char c : id) {
+    if (c < 0x21 || c > 0x7e) return Invalid("id: only printable ASCII without spaces");
+  }
+  return id;
+}
+
+// An optional absolute path: absent or null is "".
+Result<std::string> AbsolutePath(const JsonObject& o, const char* name) {
+  SCIMESH_ASSIGN_OR_RETURN(auto path, o.OptString(name));
+  if (!path) return std::string();
+  if (path->empty() || (*path)[0] != '/' || path->size() > 4096 || path->find('\0') != std::string::npos) {
+    return Invalid(std::string(name) + ": must be an absolute path");
+  }
+  return *path;
+}
+
+Result<std::vector<std::string>> Argv(const JsonObject& o) {
+  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* a, o.Array("argv"));
+  if (a->Empty() || a->Size() > kMaxArgs) return Invalid("argv: must hold 1 to 4096 strings");
+  std::vector<std::string> argv;
+  for (const auto& v : a->GetArray()) {
+    if (!v.IsString()) return Invalid("argv: must hold strings only");
+    std::string s(v.GetString(), v.GetStringLength());
+    if (s.find('\0') != std::string::npos) return Invalid("argv: a string holds a NUL byte");
+    argv.push_back(std::move(s));
+  }
+  if (argv[0].empty()) return Invalid("argv: the program name is empty");
+  return argv;
+}
+
+Result<std::map<std::string, std::string>> Env(const rapidjson::Value& doc) {
+  std::map<std::string, std::string> env;
+  auto it = doc.FindMember("env");
+  if (it == doc.MemberEnd() || it->value.IsNull()) return env;
+  if (!it->value.IsObject()) return Invalid("env: must be an object of strings");
+  if (it->value.MemberCount() > kMaxEnv) return Invalid("env: more than 4096 variables");
+  for (auto m = it->value.MemberBegin(); m != it->value.MemberEnd(); ++m) {
+    std::string key(m->name.GetString(), m->name.GetStringLength());
+    if (key.empty() || key.find_first_of(std::string_view("=\0", 2)) != std::string::npos) {
+      return Invalid("env: a variable name is empty or holds '=' or NUL");
+    }
+    if (!m->value.IsString()) return Invalid("env." + Excerpt(key) + ": must be a string");
+    std::string value(m->value.GetString(), m->value.GetStringLength());
+    if (value.find('\0') != std::string::npos) return Invalid("env." + Excerpt(key) + ": holds a NUL byte");
+    env[std::move(key)] = std::move(value);
+  }
+  return env;
+}
+
+Result<std::vector<std::string>> Unset(const rapidjson::Value& doc) {
+  std::vector<std::string> names;
+  auto it = doc.FindMember("unset");
+  if (it == doc.MemberEnd() || it->value.IsNull()) return names;
+  if (!it->value.IsArray() || it->value.Size() > kMaxEnv) return Invalid("unset: must be an array of names");
+  for (const auto& v : it->value.GetArray()) {
+    if (!v.IsString()) return Invalid("unset: must hold strings only");
+    std::string name(v.GetString(), v.GetStringLength());
+    const size_t star = name.find('*');
+    if (name.empty() || name.find_first_of(std::string_view("=\0", 2)) != std::string::npos ||
+        (star != std::string::npos && star != name.size() - 1)) {
+      return Invalid("unset: each must be a variable name, or a prefix ending in '*'");
+    }
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+Result<std::vector<int>> Cpus(const rapidjson::Value& doc) {
+  std::vector<int> cpus;
+  auto it = doc.FindMember("cpus");
+  if (it == doc.MemberEnd() || it->value.IsNull()) return cpus;
+  if (!it->value.IsArray() || it->value.Size() > kMaxCpus) return Invalid("cpus: must be an array of PU indices");
+  for (const auto& v : it->value.GetArray()) {
+    if (!v.IsInt() || v.GetInt() < 0 || v.GetInt() >= static_cast<int>(kMaxCpus)) {
+      return Invalid("cpus: each must be an integer from 0 to 1023");
+    }
+    cpus.push_back(v.GetInt());
+  }
+  return cpus;
+}
+
+Result<AgentCommand> ParseStart(const rapidjson::Value& doc, const JsonObject& o) {
+  SCIMESH_RETURN_IF_ERROR(OnlyFields(doc, {"op", "id", "argv", "unset", "env", "cwd", "stdout", "stderr", "cpus"}));
+  AgentStart s;
+  SCIMESH_ASSIGN_OR_RETURN(s.id, Id(o));
+  SCIMESH_ASSIGN_OR_RETURN(s.argv, Argv(o));
+  SCIMESH_ASSIGN_OR_RETURN(s.unset, Unset(doc));
+  SCIMESH_ASSIGN_OR_RETURN(s.env, Env(doc));
+  SCIMESH_ASSIGN_OR_RETURN(s.cwd, AbsolutePath(o, "cwd"));
+  SCIMESH_ASSIGN_OR_RETURN(s.stdout_path, AbsolutePath(o, "stdout"));
+  SCIMESH_ASSIGN_OR_RETURN(s.stderr_path, AbsolutePath(o, "stderr"));
+  SCIMESH_ASSIGN_OR_RETURN(s.cpus, Cpus(doc));
+  return AgentCommand(std::move(s));
+}
+
+void WriteStrings(JsonWriter& w, const char* key, const std::vector<std::string>& values) {
+  w.Key(key);
+  w.StartArray();
+  for (const auto& v : values) w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+  w.EndArray();
+}
+
+void WriteOptString(JsonWriter& w, std::string_view key, const std::string& value) {
+  if (!value.empty()) WriteString(w, key, value);
+}
+
+std::string Line(const rapidjson::StringBuffer& buf) { return JsonText(buf) + "\n"; }
+
+}  // namespace
+
+std::string_view EventName(AgentEvent::Kind kind) {
+  switch (kind) {
+    case AgentEvent::Kind::kReady: return "ready";
+    case AgentEvent::Kind::kStarted: return "started";
+    case AgentEvent::Kind::kFailed: return "failed";
+    case AgentEvent::Kind::kExited: return "exited";
+    case AgentEvent::Kind::kPong: return "pong";
+    case AgentEvent::Kind::kError: return "error";
+  }
+  return "error";
+}
+
+Result<AgentCommand> ParseAgentCommand(std::string_view line) {
+  SCIMESH_ASSIGN_OR_RETURN(rapidjson::Document doc, ParseJson(line, "command"));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
+  SCIMESH_ASSIGN_OR_RETURN(std::string op, o.String("op"));
+  if (op == "start") return ParseStart(doc, o);
+  if (op == "signal") {
+    SCIMESH_RETURN_IF_ERROR(OnlyFields(doc, {"op", "id", "signal"}));
+    AgentSignal s;
+    SCIMESH_ASSIGN_OR_RETURN(s.id, Id(o));
+    SCIMESH_ASSIGN_OR_RETURN(int64_t sig, o.IntIn("signal", 1, 64));
+    s.signal = static_cast<int>(sig);
+    return AgentCommand(std::move(s));
+  }
+  if (op == "stop") {
+    SCIMESH_RETURN_IF_ERROR(OnlyFields(doc, {"op", "id", "grace_ms"}));
+    AgentStop s;
+    SCIMESH_ASSIGN_OR_RETURN(s.id, Id(o));
+    SCIMESH_ASSIGN_OR_RETURN(s.grace_ms, o.IntIn("grace_ms", 0, kMaxGraceMs));
+    return AgentCommand(std::move(s));
+  }
+  if (op == "ping") {
+    SCIMESH_RETURN_IF_ERROR(OnlyFields(doc, {"op"}));
+    return AgentCommand(AgentPing{});
+  }
+  return Invalid("unknown op '" + Excerpt(op) + "'");
+}
+
+std::string AgentCommandLine(const AgentCommand& command) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  if (const auto* s = std::get_if<AgentStart>(&command)) {
+    WriteString(w, "op", "start");
+    WriteString(w, "id", s->id);
+    WriteStrings(w, "argv", s->argv);
+    if (!s->unset.empty()) WriteStrings(w, "unset", s->unset);
+    w.Key("env");
+    w.StartObject();
+    for (const auto& [k, v] : s->env) WriteString(w, k, v);
+    w.EndObject();
+    WriteOptString(w, "cwd", s->cwd);
+    WriteOptString(w, "stdout", s->stdout_path);
+    WriteOptString(w, "stderr", s->stderr_path);
+    w.Key("cpus");
+    w.StartArray();
+    for (int c : s->cpus) w.Int(c);
+    w.EndArray();
+  } else if (const auto* g = std::get_if<AgentSignal>(&command)) {
+    WriteString(w, "op", "signal");
+    WriteString(w, "id", g->id);
+    WriteInt(w, "signal", g->signal);
+  } else if (const auto* t = std::get_if<AgentStop>(&command)) {
+    WriteString(w, "op", "stop");
+    WriteString(w, "id", t->id);
+    WriteInt(w, "grace_ms", t->grace_ms);
+  } else {
+    WriteString(w, "op", "ping");
+  }
+  w.EndObject();
+  return Line(buf);
+}
+
+Result<AgentEvent> ParseAgentEvent(std::string_view line) {
+  SCIMESH_ASSIGN_OR_RETURN(rapidjson::Document doc, ParseJson(line, "agent event"));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, "agent event"));
+  SCIMESH_ASSIGN_OR_RETURN(std::string ev, o.String("ev"));
+  AgentEvent e;
+  using K = AgentEvent::Kind;
+  if (ev == "ready") {
+    e.kind = K::kReady;
+    SCIMESH_ASSIGN_OR_RETURN(e.host, o.String("host"));
+    SCIMESH_ASSIGN_OR_RETURN(e.pid, o.IntIn("pid", 1, INT32_MAX));
+    SCIMESH_ASSIGN_OR_RETURN(e.version, o.String("version"));
+  } else if (ev == "started") {
+    e.kind = K::kStarted;
+    SCIMESH_ASSIGN_OR_RETURN(e.id, o.String("id"));
+    SCIMESH_ASSIGN_OR_RETURN(e.pid, o.IntIn("pid", 1, INT32_MAX));
+  } else if (ev == "failed") {
+    e.kind = K::kFailed;
+    SCIMESH_ASSIGN_OR_RETURN(e.id, o.String("id"));
+    SCIMESH_ASSIGN_OR_RETURN(e.error, o.String("error"));
+  } else if (ev == "exited") {
+    e.kind = K::kExited;
+    SCIMESH_ASSIGN_OR_RETURN(e.id, o.String("id"));
+    SCIMESH_ASSIGN_OR_RETURN(e.pid, o.IntIn("pid", 1, INT32_MAX));
+    SCIMESH_ASSIGN_OR_RETURN(e.signaled, o.Bool("signaled"));
+    SCIMESH_ASSIGN_OR_RETURN(int64_t code, o.IntIn("code", 0, 255));
+    e.code = static_cast<int>(code);
+  } else if (ev == "pong") {
+    e.kind = K::kPong;
+  } else if (ev == "error") {
+    e.kind = K::kError;
+    SCIMESH_ASSIGN_OR_RETURN(auto id, o.OptString("id"));
+    e.id = id.value_or("");
+    SCIMESH_ASSIGN_OR_RETURN(e.error, o.String("error"));
+  } else {
+    return Invalid("agent event: unknown ev '" + Excerpt(ev) + "'");
+  }
+  return e;
+}
+
+std::string AgentEventLine(const AgentEvent& e) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  WriteString(w, "ev", EventName(e.kind));
+  using K = AgentEvent::Kind;
+  switch (e.kind) {
+    case K::kReady:
+      WriteString(w, "host", e.host);
+      WriteInt(w, "pid", e.pid);
+      WriteString(w, "version", e.version);
+      break;
+    case K::kStarted:
+      WriteString(w, "id", e.id);
+      WriteInt(w, "pid", e.pid);
+      break;
+    case K::kFailed:
+      WriteString(w, "id", e.id);
+      WriteString(w, "error", e.error);
+      break;
+    case K::kExited:
+      WriteString(w, "id", e.id);
+      WriteInt(w, "pid", e.pid);
+      w.Key("signaled");
+      w.Bool(e.signaled);
+      WriteInt(w, "code", e.code);
+      break;
+    case K::kPong:
+      break;
+    case K::kError:
+      WriteOptString(w, "id", e.id);
+      WriteString(w, "error", e.error);
+      break;
+  }
+  w.EndObject();
+  return Line(buf);
+}
+
+}  // namespace scimesh::agent

@@ -1,0 +1,197 @@
+// Spawning a node agent and speaking its line protocol.
+#include "launcher/agent_channel.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace scimesh::launcher {
+namespace {
+
+constexpr auto kWriteTimeout = std::chrono::seconds(5);
+
+int Decode(int status) { return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status); }
+
+}  // namespace
+
+Result<AgentChannel> AgentChannel::Spawn(const std::vector<std::string>& argv) {
+  if (argv.empty()) return Status::InvalidArgument("no agent command");
+  std::vector<std::string> args = argv;
+  std::vector<char*> cargv;
+  cargv.reserve(args.size() + 1);
+  for (auto& a : args) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    return Status::Io(std::string("socketpair: ") + std::strerror(errno));
+  }
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    ::close(sv[0]);
+    ::close(sv[1]);
+    return Status::Io(std::string("pipe: ") + std::strerror(errno));
+  }
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    for (int fd : {sv[0], sv[1], report[0], report[1]}) ::close(fd);
+    return Status::Unavailable(std::string("fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    // dup2 clears close-on-exec on 0 and 1 only.
+    if (::dup2(sv[1], 0) >= 0 && ::dup2(sv[1], 1) >= 0) {
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      (void)::signal(SIGPIPE, SIG_DFL);
+      ::execvp(cargv[0], cargv.data());
+    }
+    int e = errno;
+    (void)!::write(report[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  ::close(sv[1]);
+  ::close(report[1]);
+  UniqueFd socket(sv[0]);
+  int child_errno = 0;
+  ssize_t n;
+  do {
+    n = ::read(report[0], &child_errno, sizeof child_errno);
+  } while (n < 0 && errno == EINTR);
+  ::close(report[0]);
+  if (n == static_cast<ssize_t>(sizeof child_errno)) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    const std::string program = argv[0].substr(argv[0].rfind('/') + 1);
+    return Status::NotFound("cannot start the agent '" + program + "': " + std::strerror(child_errno));
+  }
+  ::fcntl(socket.get(), F_SETFL, ::fcntl(socket.get(), F_GETFL) | O_NONBLOCK);
+  return AgentChannel(pid, std::move(socket));
+}
+
+AgentChannel::AgentChannel(AgentChannel&& o) noexcept
+    : pid_(std::exchange(o.pid_, -1)),
+      socket_(std::move(o.socket_)),
+      lines_(std::move(o.lines_)),
+      pending_(std::move(o.pending_)),
+      eof_(o.eof_),
+      write_closed_(o.write_closed_),
+      exit_(o.exit_) {}
+
+AgentChannel::~AgentChannel() {
+  if (pid_ > 0 && !exit_) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+Result<std::vector<AgentEvent>> AgentChannel::ReadEvents() {
+  char buf[65536];
+  while (!eof_) {
+    ssize_t n = ::recv(socket_.get(), buf, sizeof buf, MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    if (n <= 0) {
+      eof_ = true;  // EOF, or the socket broke: either way the agent is gone
+      break;
+    }
+    for (auto& line : lines_.Push(std::string_view(buf, static_cast<size_t>(n)))) pending_.push_back(std::move(line));
+  }
+  std::vector<AgentEvent> events;
+  while (!pending_.empty()) {
+    const auto& line = pending_.front();
+    if (line.oversize || line.text.empty()) {
+      if (!events.empty()) break;  // the error goes out on the next call
+      pending_.pop_front();
+      return Status::InvalidArgument("agent: an event line was empty or longer than 1 MiB");
+    }
+    auto event = agent::ParseAgentEvent(line.text);
+    if (!event.ok()) {
+      if (!events.empty()) break;
+      pending_.pop_front();
+      return event.status();
+    }
+    events.push_back(std::move(*event));
+    pending_.pop_front();
+  }
+  return events;
+}
+
+Result<std::vector<AgentEvent>> AgentChannel::WaitEvents(std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto events = ReadEvents();
+    if (!events.ok() || !events->empty() || eof_) return events;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return events;
+    pollfd p{socket_.get(), POLLIN, 0};
+    ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 60000)));
+  }
+}
+
+Status AgentChannel::Write(std::string_view bytes) {
+  if (write_closed_) return Status::Cancelled("agent: the channel was closed");
+  const auto until = std::chrono::steady_clock::now() + kWriteTimeout;
+  while (!bytes.empty()) {
+    ssize_t n = ::send(socket_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      bytes.remove_prefix(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return Status::Timeout("agent: not reading its commands");
+      pollfd p{socket_.get(), POLLOUT, 0};
+      ::poll(&p, 1, static_cast<int>(left.count()));
+      continue;
+    }
+    return Status::Unavailable(std::string("agent: channel broken: ") + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Status AgentChannel::Start(const AgentStart& start) { return Write(agent::AgentCommandLine(start)); }
+
+Status AgentChannel::Signal(std::string_view id, int sig) {
+  return Write(agent::AgentCommandLine(agent::AgentSignal{std::string(id), sig}));
+}
+
+Status AgentChannel::Stop(std::string_view id, std::chrono::milliseconds grace) {
+  return Write(agent::AgentCommandLine(agent::AgentStop{std::string(id), grace.count()}));
+}
+
+Status AgentChannel::Ping() { return Write(agent::AgentCommandLine(agent::AgentPing{})); }
+
+Status AgentChannel::SendLine(std::string_view line) { return Write(std::string(line) + "\n"); }
+
+void AgentChannel::Close() {
+  if (!write_closed_) ::shutdown(socket_.get(), SHUT_WR);
+  write_closed_ = true;
+}
+
+std::optional<int> AgentChannel::WaitExit(std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (!exit_ && pid_ > 0) {
+    int status = 0;
+    pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      exit_ = Decode(status);
+      break;
+    }
+    if (r < 0 && errno != EINTR) break;
+    if (std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return exit_;
+}
+
+}  // namespace scimesh::launcher

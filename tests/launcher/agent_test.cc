@@ -1,0 +1,346 @@
+// scimesh-agent driven through the launcher's AgentChannel, as the launcher
+// drives it: local processes, no SLURM. Each test names the attack or the
+// failure it models and the defence it would catch missing.
+#include "launcher/agent_channel.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "protocol/test_dir.h"
+
+namespace scimesh::launcher {
+namespace {
+
+using namespace std::chrono_literals;
+using Kind = AgentEvent::Kind;
+
+// Generous bounds: they only keep a broken agent from hanging the suite.
+constexpr auto kLong = 20s;
+
+// Alive and not a zombie (PID 1 in a container may never reap orphans).
+bool Alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+// Waits (bounded) until `pid` is gone; true when it is.
+bool GoneWithin(pid_t pid, std::chrono::seconds bound) {
+  const auto until = std::chrono::steady_clock::now() + bound;
+  while (Alive(pid)) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+// Reads a pid a step wrote to `path`, waiting (bounded) for it to appear.
+pid_t PidFromFile(const std::string& path) {
+  const auto until = std::chrono::steady_clock::now() + kLong;
+  while (std::chrono::steady_clock::now() < until) {
+    std::ifstream in(path);
+    pid_t pid = 0;
+    if (in >> pid && pid > 0) return pid;
+    std::this_thread::sleep_for(20ms);
+  }
+  return -1;
+}
+
+class AgentTest : public ::testing::Test {
+ protected:
+  // The agent as a child of this test, or, with $SCIMESH_AGENT_PREFIX
+  // ("srun --overlap -N1 -n1 -w n1", tests/launcher/slurm-agent.sh), behind
+  // that prefix as the launcher starts it in an allocation. agent.pid() is
+  // then srun's: killing or signalling it models the launcher's srun dying.
+  AgentChannel Spawn(std::vector<std::string> extra = {}) {
+    // The agent inherits these; a step may remove them with `unset`.
+    ::setenv("SCIMESH_AGENT_TEST_A", "a", 1);
+    ::setenv("SCIMESH_AGENT_TEST_B", "b", 1);
+    ::setenv("SCIMESH_AGENT_KEPT", "kept", 1);
+    std::vector<std::string> argv;
+    const char* prefix = std::getenv("SCIMESH_AGENT_PREFIX");
+    std::istringstream words(prefix != nullptr ? prefix : "");
+    for (std::string w; words >> w;) argv.push_back(w);
+    argv.emplace_back(SCIMESH_AGENT_BIN);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto channel = AgentChannel::Spawn(argv);
+    EXPECT_TRUE(channel.ok()) << channel.status().ToString();
+    AgentEvent ready = Next(*channel);
+    EXPECT_EQ(ready.kind, Kind::kReady);
+    if (prefix == nullptr) {
+      EXPECT_EQ(ready.pid, channel->pid());
+    }
+    EXPECT_FALSE(ready.version.empty());
+    return std::move(*channel);
+  }
+
+  // The next event, bounded wait; an error event of kind kError with text
+  // "timeout" when none comes.
+  AgentEvent Next(AgentChannel& channel) {
+    if (queue_.empty()) {
+      const auto until = std::chrono::steady_clock::now() + kLong;
+      while (queue_.empty() && !channel.closed() && std::chrono::steady_clock::now() < until) {
+        auto events = channel.WaitEvents(1s);
+        EXPECT_TRUE(events.ok()) << events.status().ToString();
+        if (!events.ok()) break;
+        queue_.insert(queue_.end(), events->begin(), events->end());
+      }
+    }
+    if (queue_.empty()) return AgentEvent{Kind::kError, "", 0, false, 0, "timeout or closed", "", ""};
+    AgentEvent e = queue_.front();
+    queue_.erase(queue_.begin());
+    return e;
+  }
+
+  AgentStart Step(std::string id, std::string script) {
+    AgentStart s;
+    s.id = std::move(id);
+    s.argv = {"/bin/sh", "-c", std::move(script)};
+    s.cwd = dir_.path();
+    s.stdout_path = dir_ / (s.id + ".out");
+    s.stderr_path = dir_ / (s.id + ".err");
+    return s;
+  }
+
+  // A step whose leader and background grandchild both ignore SIGTERM; each
+  // writes its pid to a file in the test directory.
+  AgentStart Stubborn(const std::string& id) {
+    return Step(id, "trap '' TERM; sleep 600 & echo $! > gc.pid; echo $$ > leader.pid; wait");
+  }
+
+  // A step whose leader records SIGTERM in term.txt and waits on; its
+  // grandchild ignores SIGTERM. Pids in leader.pid and gc.pid.
+  AgentStart TermRecorder(const std::string& id) {
+    return Step(id, "trap 'echo term > term.txt' TERM; (trap '' TERM; exec sleep 600) & "
+                    "echo $! > gc.pid; echo $$ > leader.pid; wait; wait");
+  }
+
+  // Starts `s` (a step that writes leader.pid and gc.pid) and returns the
+  // pids of its leader and its grandchild; -1 where one did not come.
+  std::pair<pid_t, pid_t> StartAndReadPids(AgentChannel& agent, const AgentStart& s) {
+    EXPECT_TRUE(agent.Start(s).ok());
+    AgentEvent started = Next(agent);
+    EXPECT_EQ(started.kind, Kind::kStarted) << started.error;
+    if (started.kind != Kind::kStarted) return {-1, -1};
+    return {PidFromFile(dir_ / "leader.pid"), PidFromFile(dir_ / "gc.pid")};
+  }
+
+  TestDir dir_;
+  std::vector<AgentEvent> queue_;
+};
+
+TEST_F(AgentTest, AStepRunsAndItsExitCodeAndSignalAreReported) {
+  AgentChannel agent = Spawn();
+  AgentStart s = Step("ok", "echo \"$GREETING\" \"${SCIMESH_AGENT_TEST_A-unset}\" \"${SCIMESH_AGENT_TEST_B-unset}\" "
+                            "\"${SCIMESH_AGENT_KEPT-unset}\" > greeting.txt; exit 3");
+  s.env = {{"GREETING", "hello"}};
+  s.unset = {"SCIMESH_AGENT_TEST_*", "SCIMESH_AGENT_GONE"};
+  ASSERT_TRUE(agent.Start(s).ok());
+  AgentEvent started = Next(agent);
+  ASSERT_EQ(started.kind, Kind::kStarted) << started.error;
+  EXPECT_EQ(started.id, "ok");
+  AgentEvent exited = Next(agent);
+  ASSERT_EQ(exited.kind, Kind::kExited) << exited.error;
+  EXPECT_EQ(exited.pid, started.pid);
+  EXPECT_FALSE(exited.signaled);
+  EXPECT_EQ(exited.code, 3);
+  // cwd, env and unset applied to the agent's environment (set in Spawn).
+  EXPECT_EQ(TestDir::Read(dir_ / "greeting.txt"), "hello unset unset kept\n");
+
+  ASSERT_TRUE(agent.Start(Step("sig", "sleep 600")).ok());
+  ASSERT_EQ(Next(agent).kind, Kind::kStarted);
+  ASSERT_TRUE(agent.Signal("sig", SIGUSR1).ok());
+  exited = Next(agent);
+  ASSERT_EQ(exited.kind, Kind::kExited);
+  EXPECT_TRUE(exited.signaled);
+  EXPECT_EQ(exited.code, SIGUSR1);
+}
+
+// Failure modelled: a program that cannot start. The launcher must be told
+// why (a `failed` event with the exec's errno), not guess from exit 127.
+TEST_F(AgentTest, AnExecFailureIsReportedAsFailed) {
+  AgentChannel agent = Spawn();
+  AgentStart s = Step("nope", "");
+  s.argv = {"/nonexistent/scimesh-no-such-program"};
+  ASSERT_TRUE(agent.Start(s).ok());
+  AgentEvent e = Next(agent);
+  ASSERT_EQ(e.kind, Kind::kFailed);
+  EXPECT_EQ(e.id, "nope");
+  EXPECT_NE(e.error.find("cannot start 'scimesh-no-such-program': No such file or directory"), std::string::npos)
+      << e.error;
+  EXPECT_EQ(e.error.find("/nonexistent"), std::string::npos) << "a full path in: " << e.error;
+}
+
+// Attack: hostile lines on the agent's stdin (garbage, wrong types, a 2 MiB
+// line, an unknown op, a signal for a step that does not exist). Each gets
+// an `error` event naming the problem and the agent keeps serving: the ping
+// after them is answered.
+TEST_F(AgentTest, HostileLinesGetAnErrorAndTheAgentKeepsServing) {
+  AgentChannel agent = Spawn();
+  const std::pair<std::string, std::string> lines[] = {
+      {"}}}{{{", "malformed JSON"},
+      {R"({"op":"start","id":"x","argv":"rm -rf /"})", "argv: must be an array"},
+      {R"({"op":"reboot"})", "unknown op 'reboot'"},
+      {std::string(2 << 20, 'A'), "longer than 1048576 bytes"},
+      {R"({"op":"signal","id":"ghost","signal":9})", "no running step with this id"},
+  };
+  for (const auto& [line, reason] : lines) {
+    ASSERT_TRUE(agent.SendLine(line).ok());
+    AgentEvent e = Next(agent);
+    ASSERT_EQ(e.kind, Kind::kError) << reason;
+    EXPECT_NE(e.error.find(reason), std::string::npos) << e.error;
+  }
+  ASSERT_TRUE(agent.Ping().ok());
+  EXPECT_EQ(Next(agent).kind, Kind::kPong);
+}
+
+// Failure modelled: a lost lease on an agent-run step whose processes ignore
+// SIGTERM, the grandchild in the background. `stop` must reach the whole
+// process group and escalate to SIGKILL after the grace; without the group
+// kill the grandchild survives, without the escalation both do.
+TEST_F(AgentTest, StopKillsTheWholeProcessGroupAfterTheGrace) {
+  AgentChannel agent = Spawn();
+  const auto [leader, grandchild] = StartAndReadPids(agent, Stubborn("stubborn"));
+  ASSERT_GT(leader, 0);
+  ASSERT_GT(grandchild, 0);
+  ASSERT_TRUE(agent.Stop("stubborn", 300ms).ok());
+  AgentEvent exited = Next(agent);
+  ASSERT_EQ(exited.kind, Kind::kExited);
+  EXPECT_TRUE(exited.signaled);
+  EXPECT_EQ(exited.code, SIGKILL);
+  EXPECT_TRUE(GoneWithin(leader, 10s));
+  EXPECT_TRUE(GoneWithin(grandchild, 10s)) << "the step's grandchild outlived stop";
+}
+
+// Failure modelled: the agent is SIGKILLed (OOM killer, a node cleanup) and
+// cannot stop anything. Its keeper must kill the step's group; without the
+// keeper the grandchild (no PDEATHSIG of its own) survives.
+TEST_F(AgentTest, AKilledAgentLeavesNoStepProcess) {
+  AgentChannel agent = Spawn();
+  const auto [leader, grandchild] = StartAndReadPids(agent, Stubborn("orphan"));
+  ASSERT_GT(grandchild, 0);
+  ASSERT_EQ(::kill(agent.pid(), SIGKILL), 0);
+  EXPECT_EQ(agent.WaitExit(kLong), 128 + SIGKILL);
+  EXPECT_TRUE(GoneWithin(leader, 10s));
+  EXPECT_TRUE(GoneWithin(grandchild, 10s)) << "a step process outlived its killed agent";
+}
+
+// Failure modelled: the launcher (or its srun) dies, so the agent's stdin
+// ends. The agent itself must stop every step -- SIGTERM first (the leader's
+// trap records it: the keeper alone would only SIGKILL), SIGKILL after
+// --kill-grace-ms for what ignores SIGTERM -- report the exit and exit 0.
+TEST_F(AgentTest, ClosingStdinStopsEveryStepAndTheAgentExitsZero) {
+  AgentChannel agent = Spawn({"--kill-grace-ms", "300"});
+  const auto [leader, grandchild] =
+      StartAndReadPids(agent, TermRecorder("left"));
+  ASSERT_GT(grandchild, 0);
+  agent.Close();
+  AgentEvent exited = Next(agent);
+  EXPECT_EQ(exited.kind, Kind::kExited);
+  EXPECT_EQ(exited.id, "left");
+  EXPECT_EQ(agent.WaitExit(kLong), 0);
+  EXPECT_TRUE(GoneWithin(leader, 10s));
+  EXPECT_TRUE(GoneWithin(grandchild, 10s)) << "a step process outlived the launcher's channel";
+  EXPECT_EQ(TestDir::Read(dir_ / "term.txt"), "term\n") << "the step was not sent SIGTERM first";
+}
+
+// Failure modelled: the agent is told to end (SIGTERM: a node shutdown, a
+// cancelled step). Same duty as a closed stdin; the exit status says which
+// signal. Behind srun the SIGTERM reaches srun instead, which ends the
+// agent's job step at once (SLURM SIGKILLs it, found by slurm-agent.sh):
+// there only "no step process left" holds, which is why the launcher stops
+// its agents by closing their stdin (docs/agent.md).
+TEST_F(AgentTest, ASignalledAgentStopsEveryStepAndExits) {
+  AgentChannel agent = Spawn({"--kill-grace-ms", "300"});
+  const auto [leader, grandchild] = StartAndReadPids(agent, TermRecorder("signalled"));
+  ASSERT_GT(grandchild, 0);
+  ASSERT_EQ(::kill(agent.pid(), SIGTERM), 0);
+  const bool direct = std::getenv("SCIMESH_AGENT_PREFIX") == nullptr;
+  if (direct) {
+    EXPECT_EQ(Next(agent).kind, Kind::kExited);
+    EXPECT_EQ(agent.WaitExit(kLong), 128 + SIGTERM);
+  }
+  EXPECT_TRUE(GoneWithin(leader, 10s));
+  EXPECT_TRUE(GoneWithin(grandchild, 10s)) << "a step process outlived its signalled agent";
+  if (direct) {
+    EXPECT_EQ(TestDir::Read(dir_ / "term.txt"), "term\n") << "the step was not sent SIGTERM first";
+  }
+}
+
+// Failure modelled: an agent started with a small open-files limit (32)
+// and more running steps than that; each step holds a pidfd in the agent.
+// The agent raises its own soft limit, so all 40 start (without that,
+// pidfd_open fails near 30); each step still gets the limit of 32 the agent
+// was given, not the raised one.
+TEST_F(AgentTest, ManyStepsRunUnderASmallFileLimitAndEachGetsThatLimit) {
+  rlimit old{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &old), 0);
+  if (old.rlim_max <= 128) GTEST_SKIP() << "the hard limit leaves nothing to raise";
+  rlimit low = old;
+  low.rlim_cur = 32;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  AgentChannel agent = Spawn();
+  ::setrlimit(RLIMIT_NOFILE, &old);
+  constexpr int kSteps = 40;
+  for (int i = 0; i < kSteps; ++i) {
+    // Each writes its own file, renamed into place once complete.
+    const std::string n = std::to_string(i);
+    std::string script = "ulimit -n > nofile";
+    script.append(n).append(".part; mv nofile").append(n).append(".part nofile").append(n).append("; exec sleep 600");
+    ASSERT_TRUE(agent.Start(Step("many" + n, script)).ok());
+    AgentEvent e = Next(agent);
+    ASSERT_EQ(e.kind, Kind::kStarted) << "step " << i << ": " << e.error;
+  }
+  EXPECT_EQ(PidFromFile(dir_ / ("nofile" + std::to_string(kSteps - 1))), 32);  // a number, like a pid
+  agent.Close();  // stops all of them
+  EXPECT_EQ(agent.WaitExit(kLong), 0);
+}
+
+// Pinning read back from the kernel: the step's Cpus_allowed_list is exactly
+// the cpus it was started with. Without sched_setaffinity it is every cpu.
+TEST_F(AgentTest, AStepIsPinnedToItsCpus) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs cpus 0 and 1";
+  AgentChannel agent = Spawn();
+  for (int cpu : {1, 0}) {
+    AgentStart s = Step("pinned" + std::to_string(cpu), "exec sleep 600");
+    s.cpus = {cpu};
+    ASSERT_TRUE(agent.Start(s).ok());
+    AgentEvent started = Next(agent);
+    ASSERT_EQ(started.kind, Kind::kStarted) << started.error;
+    std::ifstream status("/proc/" + std::to_string(started.pid) + "/status");
+    std::string line, allowed;
+    while (std::getline(status, line)) {
+      if (line.rfind("Cpus_allowed_list:", 0) == 0) allowed = line.substr(line.find_first_not_of(" \t", 18));
+    }
+    EXPECT_EQ(allowed, std::to_string(cpu));
+    ASSERT_TRUE(agent.Stop(s.id, 0ms).ok());
+    EXPECT_EQ(Next(agent).kind, Kind::kExited);
+  }
+}
+
+// A cpu the machine does not offer is refused at start, not ignored.
+TEST_F(AgentTest, PinningToAMissingCpuFails) {
+  AgentChannel agent = Spawn();
+  AgentStart s = Step("far", "true");
+  s.cpus = {1023};
+  ASSERT_TRUE(agent.Start(s).ok());
+  AgentEvent e = Next(agent);
+  ASSERT_EQ(e.kind, Kind::kFailed);
+  EXPECT_NE(e.error.find("cannot pin"), std::string::npos) << e.error;
+}
+
+}  // namespace
+}  // namespace scimesh::launcher
