@@ -57,6 +57,12 @@ Options:
   --run ID             only claim steps of this run
   --kill-grace S       SIGTERM -> SIGKILL for a stopped step (default 10)
   --scimesh-rank PATH  the rank wrapper (default: beside this program)
+  --agents WHEN        yes (the default) or no: inside an allocation, start
+                       one scimesh-agent per node (srun --overlap) and have
+                       it fork single-rank steps, pinned, without an srun
+                       each; no sends every step through srun --exact (each
+                       then has its own sacct line and the SPANK plugin)
+  --scimesh-agent PATH the node agent (default: beside this program)
   --spank[=WHEN]       pass --scimesh-lease to each srun, so the site's SPANK
                        plugin cancels a step whose lease is lost: auto (the
                        default) when `srun --help` lists the option; yes
@@ -139,17 +145,17 @@ bool ParseSeconds(const std::string& s, std::chrono::seconds* out) {
   return true;
 }
 
-std::string DefaultRankWrapper(const char* argv0) {
+// `name` installed beside this program, or where the build tree puts it
+// (`build_dir` relative to launcher/); else the bare name, found in PATH.
+std::string Beside(const std::string& name, const std::filesystem::path& build_dir) {
   std::error_code ec;
   auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    // Installed side by side, or in the build tree (launcher/ and mpi/).
-    for (auto candidate : {self.parent_path() / "scimesh-rank", self.parent_path().parent_path() / "mpi" / "scimesh-rank"}) {
+    for (auto candidate : {self.parent_path() / name, (self.parent_path() / build_dir / name).lexically_normal()}) {
       if (std::filesystem::exists(candidate, ec)) return candidate.string();
     }
   }
-  (void)argv0;
-  return "scimesh-rank";
+  return name;
 }
 
 }  // namespace
@@ -161,7 +167,8 @@ int RunCli(int argc, char** argv) {
     c.client.coordinator_url = Env("SCIMESH_URL", "http://127.0.0.1:8470");
     std::string spool = Env("SCIMESH_SPOOL");
     if (spool.empty()) spool = Env("SLURM_SUBMIT_DIR", ".") + "/scimesh-spool";
-    c.launch.rank_wrapper = DefaultRankWrapper(argv[0]);
+    c.launch.rank_wrapper = Beside("scimesh-rank", "../mpi");
+    c.agent = Beside("scimesh-agent", "agent");
     bool verbose = false;
     for (int i = 1; i < argc; ++i) {
       std::string a = argv[i];
@@ -183,6 +190,11 @@ int RunCli(int argc, char** argv) {
       else if (a == "--events") ok = value(&c.events_path);
       else if (a == "--run") ok = value(&v) && (c.run_id = v, true);
       else if (a == "--scimesh-rank") ok = value(&c.launch.rank_wrapper);
+      else if (a == "--scimesh-agent") ok = value(&c.agent);
+      else if (a == "--agents") {
+        ok = value(&v) && (v == "yes" || v == "no");
+        c.agents = v == "yes";
+      }
       else if (a == "--spank") c.spank = SpankUse::kYes;
       else if (a.rfind("--spank=", 0) == 0) {
         auto use = ParseSpankUse(a.substr(8));

@@ -131,7 +131,7 @@ std::optional<StepResult> LaunchedStep::RunPart(StepPart part, const std::map<st
   return std::nullopt;
 }
 
-std::optional<StepResult> LaunchedStep::Prepare() {
+std::optional<StepResult> LaunchedStep::Prepare(bool direct) {
   const Lease& lease = ctx_.lease();
   launch_ = in_.launch;
   launch_.attempt_dir = ctx_.attempt_dir();
@@ -152,7 +152,9 @@ std::optional<StepResult> LaunchedStep::Prepare() {
     if (in_.events) in_.events->End(lease, "setup failed");
     return failed;
   }
-  auto plan = BuildLaunch(launch_, *in_.command, lease, in_.placement);
+  LaunchContext launch = launch_;
+  if (direct) launch.backend = Backend::kLocal;
+  auto plan = BuildLaunch(launch, *in_.command, lease, in_.placement);
   if (!plan.ok()) return NotStarted(plan.status());
   plan_ = std::move(*plan);
   return std::nullopt;
@@ -178,6 +180,11 @@ WatchParams LaunchedStep::watch_params() const {
 StepResult LaunchedStep::NotStarted(const Status& spawn_error) {
   if (in_.events) in_.events->End(ctx_.lease(), "not started");
   return StepResult::Fatal(spawn_error.message());
+}
+
+StepResult LaunchedStep::AgentGone(const std::string& why) {
+  if (in_.events) in_.events->End(ctx_.lease(), "not started");
+  return StepResult::Retryable("the step could not be started: " + why);
 }
 
 StepResult LaunchedStep::Conclude(const WatchEnd& end) {

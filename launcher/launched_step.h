@@ -47,7 +47,9 @@ class LaunchedStep {
   LaunchedStep(StepContext& ctx, const StepLaunch& in) : ctx_(ctx), in_(in) {}
 
   // nullopt: ready to launch (plan(), spawn_spec()); else the step's result.
-  std::optional<StepResult> Prepare();
+  // `direct`: the launch is the program itself (or its rank wrapper), forked
+  // on the step's node by a node agent, not srun.
+  std::optional<StepResult> Prepare(bool direct = false);
 
   const LaunchPlan& plan() const { return plan_; }
   SpawnSpec spawn_spec() const;
@@ -58,6 +60,8 @@ class LaunchedStep {
   // with `spawn_error`).
   StepResult Conclude(const WatchEnd& end);
   StepResult NotStarted(const Status& spawn_error);
+  // The node agent that was to run it is gone: not the step's fault.
+  StepResult AgentGone(const std::string& why);
 
  private:
   std::optional<StepResult> RunPart(StepPart part, const std::map<std::string, std::string>& extra_env);

@@ -110,10 +110,29 @@ Status Launcher::Prepare() {
   engine.launch.events = events_.get();
   engine.launch.allocation_ending = [this] { RequestDrain("srun found the allocation ending"); };
   engine.launch.kill_grace = config_.kill_grace;
+  if (config_.agents && config_.launch.backend == Backend::kSlurm) {
+    for (const auto& node : allocation_.nodes) engine.agent_nodes.push_back(node.name);
+    engine.agent_argv = [this](const std::string& node) { return AgentArgv(node); };
+  }
   auto created = LeaseEngine::Create(std::move(engine));
   if (!created.ok()) return created.status();
   engine_ = std::move(*created);
   return Status::Ok();
+}
+
+// One task on `node` with every cpu the job has there, overlapping every
+// other step (so it blocks none); no PMI, no binding: the agent pins each
+// step it forks.
+std::vector<std::string> Launcher::AgentArgv(const std::string& node) const {
+  std::vector<std::string> argv = {config_.launch.srun, "--overlap", "--nodes=1", "--ntasks=1",
+                                   "--nodelist=" + node, "--mpi=none", "--cpu-bind=none",
+                                   "--job-name=scimesh-agent", "--quiet"};
+  for (const auto& n : allocation_.nodes) {
+    if (n.name == node && n.cpus > 0) argv.push_back("--cpus-per-task=" + std::to_string(n.cpus));
+  }
+  const auto grace = std::chrono::duration_cast<std::chrono::milliseconds>(config_.kill_grace).count();
+  argv.insert(argv.end(), {config_.agent, "--kill-grace-ms", std::to_string(grace)});
+  return argv;
 }
 
 std::optional<std::chrono::seconds> Launcher::TimeLeftNow() const {

@@ -41,6 +41,10 @@ struct LauncherConfig {
   std::optional<std::string> run_id;    // claim only this run's steps
   LaunchContext launch;                 // srun/mpirun/scimesh-rank paths
   SpankUse spank = SpankUse::kAuto;     // --spank: sets launch.spank_option in Create()
+  // --agents: a node agent per node forks single-rank steps (slurm backend
+  // only; docs/agent.md). `agent` is its program.
+  bool agents = true;
+  std::string agent = "scimesh-agent";
   std::chrono::milliseconds kill_grace{10000};
   // Empty: hwloc on this node. Else an hwloc XML file or "synthetic:<description>",
   // the hardware placement assumes for every node (ranks pin to what exists).
@@ -72,6 +76,7 @@ class Launcher {
   void LeaseEnded(const Lease& lease, const LeaseReport& report, std::optional<uint64_t> placement_id);
   void Drain();
   std::optional<std::chrono::seconds> TimeLeftNow() const;
+  std::vector<std::string> AgentArgv(const std::string& node) const;
 
   LauncherConfig config_;
   Allocation allocation_;

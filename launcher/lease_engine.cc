@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <future>
 #include <optional>
 
 #include "protocol/log.h"
@@ -15,6 +16,17 @@ namespace {
 std::shared_ptr<spdlog::logger> Log() { return log::For("launcher"); }
 
 constexpr char kLeaseStateName[] = "lease.state";
+
+// What an agent-run step must not inherit from the agent's own job step:
+// srun's task identity and PMI, which would make an MPI program look for a
+// step manager that is not there.
+const std::vector<std::string>& AgentStepUnset() {
+  static const std::vector<std::string> names = {
+      "SLURM_STEP*", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_TASK_PID", "SLURM_CPU_BIND*",
+      "SLURM_NTASKS*", "SLURM_NPROCS", "SLURM_TASKS_PER_NODE", "SLURM_SRUN_COMM*", "SLURM_LAUNCH_NODE_IPADDR",
+      "SLURM_DISTRIBUTION", "SLURM_MPI_TYPE", "PMI_*", "PMIX_*", "OMPI_*"};
+  return names;
+}
 
 }  // namespace
 
@@ -28,7 +40,8 @@ struct LeaseJob {
   std::unique_ptr<Client> beat_client;
   std::unique_ptr<LeaseSession> session;
   std::unique_ptr<LaunchedStep> step;
-  std::optional<StepProcess> proc;
+  std::optional<StepProcess> proc;  // forked here; or:
+  std::string agent_node;           // forked by this node's agent
   std::unique_ptr<StepWatch> watch;  // the loop's thread only
   std::optional<WatchEnd> end;
   int wd = -1;                       // inotify watch of the attempt directory
@@ -53,10 +66,24 @@ Status LeaseEngine::Init() {
   inotify_ = UniqueFd(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
   if (!inotify_.valid()) {
     Log()->warn("inotify unavailable ({}): lease.state is polled", std::strerror(errno));
-    return Status::Ok();
+  } else {
+    loop_->Post([this] { (void)loop_->Watch(inotify_.get(), [this] { OnInotify(); }); });
   }
-  loop_->Post([this] { (void)loop_->Watch(inotify_.get(), [this] { OnInotify(); }); });
+  StartAgents();
   return Status::Ok();
+}
+
+void LeaseEngine::StartAgents() {
+  if (config_.agent_nodes.empty()) return;
+  NodeAgents::Hooks hooks;
+  hooks.started = [this](const std::string& id) {
+    auto it = on_agent_.find(id);
+    if (it != on_agent_.end()) Watch(it->second);
+  };
+  hooks.failed = [this](const std::string& id, const std::string& error) { AgentFailed(id, error); };
+  hooks.exited = [this](const std::string& id, const ExitInfo& exit) { AgentEnded(id, exit); };
+  agents_ = std::make_unique<NodeAgents>(*loop_, std::move(hooks));
+  loop_->Post([this] { agents_->Launch(config_.agent_nodes, config_.agent_argv); });
 }
 
 LeaseEngine::~LeaseEngine() {
@@ -64,6 +91,17 @@ LeaseEngine::~LeaseEngine() {
   {
     std::unique_lock<std::mutex> lock(mu_);
     idle_.wait(lock, [&] { return held_ == 0; });
+  }
+  if (agents_) {
+    // On the loop's thread, which owns the channels: stdin closed, each
+    // agent stops (it holds no step now) and exits.
+    std::promise<void> closed;
+    loop_->Post([this, &closed] {
+      agents_->CloseAll(std::chrono::milliseconds(5000));
+      agents_.reset();
+      closed.set_value();
+    });
+    closed.get_future().wait();
   }
   loop_.reset();  // no job is left on it
   pool_.reset();
@@ -119,13 +157,67 @@ void LeaseEngine::Prepare(const std::shared_ptr<LeaseJob>& job, Client& client) 
   if (!job->session->Begin(client, job->command != nullptr)) return Finished(job, job->session->report());
   job->body_t0 = std::chrono::steady_clock::now();
   job->step = std::make_unique<LaunchedStep>(job->session->context(), job->launch);
-  if (auto result = job->step->Prepare()) return Conclude(job, client, *result);
+  const bool on_agent = OnAgent(*job);
+  if (auto result = job->step->Prepare(on_agent)) return Conclude(job, client, *result);
+  if (on_agent) {
+    job->agent_node = job->launch.placement.nodes.front().name;
+    return loop_->Post([this, job] { StartOnAgent(job); });
+  }
   auto proc = StepProcess::Spawn(job->step->spawn_spec());
   if (!proc.ok()) return Conclude(job, client, job->step->NotStarted(proc.status()));
   job->proc.emplace(std::move(*proc));
   Log()->info("lease {} (step {}, attempt {}): started on {}", job->lease.lease_id, job->lease.step_id,
               job->lease.attempt, DescribePlacement(job->launch.placement));
   loop_->Post([this, job] { Watch(job); });
+}
+
+bool LeaseEngine::OnAgent(const LeaseJob& job) const {
+  // One rank on one node needs no PMI: its node's agent forks it.
+  const Placement& p = job.launch.placement;
+  return agents_ && p.nodes.size() == 1 && p.ranks.size() == 1 && agents_->Ready(p.nodes.front().name);
+}
+
+void LeaseEngine::StartOnAgent(const std::shared_ptr<LeaseJob>& job) {
+  const SpawnSpec spec = job->step->spawn_spec();
+  agent::AgentStart start;
+  start.id = job->lease.lease_id;
+  start.argv = spec.argv;
+  start.unset = AgentStepUnset();
+  start.env = spec.env;
+  start.cwd = spec.cwd;
+  start.stdout_path = spec.stdout_path;
+  start.stderr_path = spec.stderr_path;
+  start.cpus = job->launch.placement.nodes.front().cpus;
+  on_agent_[start.id] = job;
+  if (Status s = agents_->Start(job->agent_node, start); !s.ok()) {
+    on_agent_.erase(start.id);
+    pool_->Submit([this, job, s](Client& client) { Conclude(job, client, job->step->AgentGone(s.message())); });
+    return;
+  }
+  Log()->info("lease {} (step {}, attempt {}): started on {} by its node agent", job->lease.lease_id,
+              job->lease.step_id, job->lease.attempt, DescribePlacement(job->launch.placement));
+}
+
+void LeaseEngine::AgentEnded(const std::string& id, const ExitInfo& exit) {
+  auto it = on_agent_.find(id);
+  if (it == on_agent_.end()) return;
+  std::shared_ptr<LeaseJob> job = it->second;
+  on_agent_.erase(it);
+  if (job->watch) return job->watch->OnExit(exit);
+  // Its agent went away before it said `started`.
+  pool_->Submit([this, job](Client& client) {
+    Conclude(job, client, job->step->AgentGone("its node agent went away"));
+  });
+}
+
+void LeaseEngine::AgentFailed(const std::string& id, const std::string& error) {
+  auto it = on_agent_.find(id);
+  if (it == on_agent_.end()) return;
+  std::shared_ptr<LeaseJob> job = it->second;
+  on_agent_.erase(it);
+  pool_->Submit([this, job, error](Client& client) {
+    Conclude(job, client, job->step->NotStarted(Status::Io(error)));
+  });
 }
 
 void LeaseEngine::Watch(const std::shared_ptr<LeaseJob>& job) {
@@ -139,8 +231,11 @@ void LeaseEngine::Watch(const std::shared_ptr<LeaseJob>& job) {
   if (job->wd < 0) params.state_poll = job->launch.poll;
   std::weak_ptr<LeaseJob> weak = job;
   job->watch = std::make_unique<StepWatch>(
-      *loop_, std::move(params), [weak](int sig) {
-        if (auto j = weak.lock(); j && j->proc) j->proc->Signal(sig);
+      *loop_, std::move(params), [this, weak](int sig) {
+        auto j = weak.lock();
+        if (!j) return;
+        if (j->proc) j->proc->Signal(sig);
+        else if (agents_) agents_->Signal(j->agent_node, j->lease.lease_id, sig);
       },
       [this, weak](const WatchEnd& end) {
         if (auto j = weak.lock()) {
@@ -150,9 +245,11 @@ void LeaseEngine::Watch(const std::shared_ptr<LeaseJob>& job) {
         }
       });
   watched_[job.get()] = job;
-  const int pidfd = job->proc->pidfd();
-  const bool on_pidfd = pidfd >= 0 && loop_->Watch(pidfd, [this, weak] { PollExit(weak, false); }).ok();
-  if (!on_pidfd) PollExit(weak, true);
+  if (job->proc) {
+    const int pidfd = job->proc->pidfd();
+    const bool on_pidfd = pidfd >= 0 && loop_->Watch(pidfd, [this, weak] { PollExit(weak, false); }).ok();
+    if (!on_pidfd) PollExit(weak, true);
+  }  // else its agent reports the exit
   job->session->context().cancellation().OnCancel([this, weak] {
     loop_->Post([weak] {
       if (auto j = weak.lock(); j && j->watch) j->watch->OnCancelled();
@@ -164,7 +261,7 @@ void LeaseEngine::Watch(const std::shared_ptr<LeaseJob>& job) {
 
 void LeaseEngine::PollExit(const std::weak_ptr<LeaseJob>& weak, bool again) {
   auto job = weak.lock();
-  if (!job || !job->watch) return;
+  if (!job || !job->watch || !job->proc) return;
   job->exit_poll = 0;
   if (auto exit = job->proc->Poll()) return job->watch->OnExit(*exit);
   // No pidfd (Linux < 5.3): look again shortly.

@@ -23,6 +23,7 @@
 
 #include "launcher/event_loop.h"
 #include "launcher/launched_step.h"
+#include "launcher/node_agents.h"
 #include "launcher/work_pool.h"
 #include "protocol/lease_session.h"
 
@@ -36,6 +37,12 @@ struct EngineConfig {
   // set per lease.
   StepLaunch launch;
   int threads = 8;  // the work pool: how many blocking lease calls run at once
+  // Node agents (docs/agent.md): one per node named here, started with
+  // agent_argv(node). Single-rank steps on a node whose agent is ready are
+  // forked by it; everything else goes through the launch command. Empty:
+  // no agents.
+  std::vector<std::string> agent_nodes;
+  std::function<std::vector<std::string>(const std::string& node)> agent_argv;
 };
 
 struct LeaseJob;
@@ -63,7 +70,12 @@ class LeaseEngine {
  private:
   explicit LeaseEngine(EngineConfig config) : config_(std::move(config)) {}
   Status Init();
+  void StartAgents();
   void Prepare(const std::shared_ptr<LeaseJob>& job, Client& client);
+  bool OnAgent(const LeaseJob& job) const;
+  void StartOnAgent(const std::shared_ptr<LeaseJob>& job);
+  void AgentEnded(const std::string& id, const ExitInfo& exit);
+  void AgentFailed(const std::string& id, const std::string& error);
   void Watch(const std::shared_ptr<LeaseJob>& job);
   void Ended(const std::shared_ptr<LeaseJob>& job);
   void Conclude(const std::shared_ptr<LeaseJob>& job, Client& client, const StepResult& result);
@@ -79,6 +91,8 @@ class LeaseEngine {
   // Loop thread only: the watched steps, by inotify watch descriptor, and all.
   std::map<int, std::weak_ptr<LeaseJob>> by_wd_;
   std::map<LeaseJob*, std::shared_ptr<LeaseJob>> watched_;  // owned here while they run
+  std::map<std::string, std::shared_ptr<LeaseJob>> on_agent_;  // sent to an agent, by lease id
+  std::unique_ptr<NodeAgents> agents_;                          // null: none
 
   mutable std::mutex mu_;
   std::condition_variable idle_;
