@@ -6,8 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/http_api.h"
-#include "protocol/identifiers.h"
 #include "coordinator/responses.h"
+#include "protocol/identifiers.h"
 
 namespace scimesh::coordinator {
 namespace {

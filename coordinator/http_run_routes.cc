@@ -2,9 +2,9 @@
 // start, show, journal, cancel — each written to the audit log. Whose runs a
 // key may see is the Ledger's decision (coordinator/tenancy.h).
 #include "coordinator/http_api.h"
-#include "protocol/identifiers.h"
 #include "coordinator/requests.h"
 #include "coordinator/responses.h"
+#include "protocol/identifiers.h"
 
 namespace scimesh::coordinator {
 

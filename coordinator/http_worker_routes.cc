@@ -4,9 +4,9 @@
 #include <chrono>
 
 #include "coordinator/http_api.h"
-#include "protocol/identifiers.h"
 #include "coordinator/requests.h"
 #include "coordinator/responses.h"
+#include "protocol/identifiers.h"
 
 namespace scimesh::coordinator {
 

@@ -197,6 +197,9 @@ TEST(ReadRequests, AnInvalidNestedFieldNamesItsPath) {
          "definitions[0].steps[0].resources.cpus_per_rank", "must be an integer from 1 to 2147483647");
   expect(ReadRegisterRequest(reg + R"({"workflow":"a","version":"1","steps":[{"id":"s","needs":["s",7]}]}]})"),
          "definitions[0].steps[0].needs[1]", "must be a step id");
+  // A total rank count would silently run 1 rank per node: refused by both sides.
+  expect(ReadRegisterRequest(reg + R"({"workflow":"a","version":"1","steps":[{"id":"s","resources":{"ranks":8}}]}]})"),
+         "definitions[0].steps[0].resources.ranks", "a total rank count is not supported; give nodes and ranks_per_node");
   expect(ReadClaimRequest(R"({"worker_id":"w","max":1,"free":{"walltime_s":1,"nodes":[{"name":"n0","cpus":4,"gpus":0},
       {"name":"n1","cpus":"4","gpus":0}]}})"),
          "free.nodes[1].cpus", "must be an integer from 0 to 2147483647");
