@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "coordinator/identifiers.h"
+#include "coordinator/id_generator.h"
 
 namespace scimesh::coordinator {
 namespace {

@@ -5,9 +5,10 @@
 #include <functional>
 #include <set>
 
-#include "coordinator/identifiers.h"
 #include "coordinator/input_template.h"
 #include "coordinator/json_text.h"
+#include "protocol/json_io.h"
+#include "protocol/wire_json.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -15,69 +16,6 @@ namespace {
 std::string Indexed(const std::string& path, std::string_view name, size_t i) {
   std::string p = path.empty() ? std::string(name) : path + "." + std::string(name);
   return p + "[" + std::to_string(i) + "]";
-}
-
-void ReadResources(FieldReader& step, Resources& r) {
-  const rapidjson::Value* v = step.Object("resources", Need::kOptional);
-  if (v == nullptr) return;
-  FieldReader res(*v, step.PathOf("resources"), step.problems());
-  r.nodes = res.Int("nodes", Need::kOptional, 1, kMaxWireInt).value_or(1);
-  r.ranks_per_node = res.Int("ranks_per_node", Need::kOptional, 1, kMaxWireInt).value_or(1);
-  r.cpus_per_rank = res.Int("cpus_per_rank", Need::kOptional, 1, kMaxWireInt).value_or(1);
-  r.gpus_per_rank = res.Int("gpus_per_rank", Need::kOptional, 0, kMaxWireInt).value_or(0);
-}
-
-void ReadRetryOn(FieldReader& step, StepDefinition& s) {
-  const rapidjson::Value* arr = step.Array("retry_on", Need::kOptional, 0, 16);
-  if (arr == nullptr) return;
-  std::set<FailClass> classes;
-  for (rapidjson::SizeType i = 0; i < arr->Size(); ++i) {
-    const auto& e = (*arr)[i];
-    std::optional<FailClass> c;
-    if (e.IsString()) c = ParseFailClass(std::string_view(e.GetString(), e.GetStringLength()));
-    if (!c || !SpendsBudget(*c)) {
-      step.problems().Add(step.PathOf("retry_on") + "[" + std::to_string(i) + "]",
-                          "must be a budget-spending class: retryable, timeout, cancelled, "
-                          "node_failure, invalid_output or input_checksum");
-      return;
-    }
-    classes.insert(*c);
-  }
-  s.retry_on.assign(classes.begin(), classes.end());
-}
-
-StepDefinition ReadStep(const rapidjson::Value& value, const std::string& path, InputProblems& problems) {
-  StepDefinition s;
-  FieldReader step(value, path, problems);
-  s.id = step.String("id", Need::kRequired, 1, 64).value_or("");
-  if (!problems.any() && !IsName(s.id)) step.Fail("id", "must be 1-64 characters of [A-Za-z0-9._-], not . or ..");
-  if (const rapidjson::Value* needs = step.Array("needs", Need::kOptional, 0, 256)) {
-    for (rapidjson::SizeType i = 0; i < needs->Size(); ++i) {
-      const auto& n = (*needs)[i];
-      if (!n.IsString() || !IsName(std::string_view(n.GetString(), n.GetStringLength()))) {
-        problems.Add(step.PathOf("needs") + "[" + std::to_string(i) + "]", "must be a step id");
-        break;
-      }
-      s.needs.emplace_back(n.GetString(), n.GetStringLength());
-    }
-  }
-  if (const rapidjson::Value* input = step.Any("input", Need::kOptional)) {
-    s.input_template = SortedKeysJson(*input);
-  }
-  ReadResources(step, s.resources);
-  s.walltime_s = step.Int("walltime_s", Need::kOptional, 1, 604800).value_or(3600);
-  s.max_attempts = step.Int("max_attempts", Need::kOptional, 1, 100).value_or(3);
-  if (auto d = step.String("delivery", Need::kOptional, 1, 64)) {
-    auto parsed = ParseDelivery(*d);
-    if (!parsed) {
-      step.Fail("delivery", "must be at_least_once or at_most_once");
-    } else {
-      s.delivery = *parsed;
-    }
-  }
-  s.retry_on = DefaultRetryOn();
-  ReadRetryOn(step, s);
-  return s;
 }
 
 // Finds one cycle among `remaining` steps (those Kahn's algorithm could not
@@ -179,37 +117,40 @@ std::string WorkflowDefinition::CanonicalText() const {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-WorkflowDefinition ReadDefinition(const rapidjson::Value& value, const std::string& path,
-                                  InputProblems& problems) {
-  WorkflowDefinition def;
-  FieldReader r(value, path, problems);
-  def.workflow = r.String("workflow", Need::kRequired, 1, 64).value_or("");
-  if (!problems.any() && !IsName(def.workflow)) r.Fail("workflow", "must be 1-64 characters of [A-Za-z0-9._-], not . or ..");
-  def.version = r.String("version", Need::kRequired, 1, 64).value_or("");
-  if (!problems.any() && !IsName(def.version)) r.Fail("version", "must be 1-64 characters of [A-Za-z0-9._-], not . or ..");
-  const rapidjson::Value* steps = r.Array("steps", Need::kRequired, 1, 256);
-  if (steps == nullptr || problems.any()) return def;
-  for (rapidjson::SizeType i = 0; i < steps->Size() && !problems.any(); ++i) {
-    def.steps.push_back(ReadStep((*steps)[i], Indexed(path, "steps", i), problems));
-  }
-  if (problems.any()) return def;
-  for (size_t i = 0; i < def.steps.size(); ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (def.steps[j].id == def.steps[i].id) {
-        problems.Add(Indexed(path, "steps", i) + ".id", "duplicates the id of steps[" + std::to_string(j) + "]");
-        return def;
-      }
+ApiResult<WorkflowDefinition> Normalize(const scimesh::WorkflowDefinition& wire, const std::string& path) {
+  WorkflowDefinition def{wire.workflow, wire.version, {}};
+  for (size_t i = 0; i < wire.steps.size(); ++i) {
+    const scimesh::StepDefinition& w = wire.steps[i];
+    StepDefinition s;
+    s.id = w.id;
+    s.needs = w.needs;
+    if (w.input_json) {
+      // Already-parsed text, so this cannot fail; be safe anyway.
+      auto input = scimesh::ParseJson(*w.input_json, "input");
+      if (!input.ok()) return ApiError::BadRequest(Indexed(path, "steps", i) + ".input", input.status().message());
+      s.input_template = SortedKeysJson(*input);
     }
+    s.resources = w.resources.value_or(Resources{});
+    s.walltime_s = w.walltime_s.value_or(s.walltime_s);
+    s.max_attempts = w.max_attempts.value_or(s.max_attempts);
+    s.delivery = w.delivery.value_or(s.delivery);
+    if (w.retry_on) {
+      std::set<FailClass> classes(w.retry_on->begin(), w.retry_on->end());
+      s.retry_on.assign(classes.begin(), classes.end());
+    } else {
+      s.retry_on = DefaultRetryOn();
+    }
+    def.steps.push_back(std::move(s));
   }
-  CheckDag(def, path, problems);
-  for (size_t i = 0; i < def.steps.size() && !problems.any(); ++i) {
+  if (auto dag = CheckDag(def, path); !dag.ok()) return dag.error();
+  for (size_t i = 0; i < def.steps.size(); ++i) {
     std::string why = CheckTemplate(def.steps[i].input_template, def.steps[i].needs);
-    if (!why.empty()) problems.Add(Indexed(path, "steps", i) + ".input", why);
+    if (!why.empty()) return ApiError::BadRequest(Indexed(path, "steps", i) + ".input", why);
   }
   return def;
 }
 
-void CheckDag(const WorkflowDefinition& def, const std::string& path, InputProblems& problems) {
+ApiResult<Done> CheckDag(const WorkflowDefinition& def, const std::string& path) {
   const size_t n = def.steps.size();
   std::vector<int> missing(n, 0);  // needs not yet ordered
   for (size_t i = 0; i < n; ++i) {
@@ -218,17 +159,14 @@ void CheckDag(const WorkflowDefinition& def, const std::string& path, InputProbl
       std::string field = Indexed(path, "steps", i) + ".needs";
       int j = def.IndexOf(needs[k]);
       if (j < 0) {
-        problems.Add(field, "names '" + needs[k] + "', which is not a step of this workflow");
-        return;
+        return ApiError::BadRequest(field, "names '" + needs[k] + "', which is not a step of this workflow");
       }
       if (static_cast<size_t>(j) == i) {
-        problems.Add(field, "step '" + def.steps[i].id + "' needs itself");
-        return;
+        return ApiError::BadRequest(field, "step '" + def.steps[i].id + "' needs itself");
       }
       if (std::find(needs.begin(), needs.begin() + static_cast<long>(k), needs[k]) !=
           needs.begin() + static_cast<long>(k)) {
-        problems.Add(field, "names '" + needs[k] + "' twice");
-        return;
+        return ApiError::BadRequest(field, "names '" + needs[k] + "' twice");
       }
     }
     missing[i] = static_cast<int>(needs.size());
@@ -250,26 +188,24 @@ void CheckDag(const WorkflowDefinition& def, const std::string& path, InputProbl
       }
     }
   }
-  if (ordered == n) return;
+  if (ordered == n) return Done{};
   for (size_t i = 0; i < n; ++i) {
     if (remaining[i]) {
-      problems.Add(Indexed(path, "steps", i) + ".needs",
-                   "forms a cycle: " + DescribeCycle(def, remaining, static_cast<int>(i)));
-      return;
+      return ApiError::BadRequest(Indexed(path, "steps", i) + ".needs",
+                                  "forms a cycle: " + DescribeCycle(def, remaining, static_cast<int>(i)));
     }
   }
+  return Done{};
 }
 
 Result<WorkflowDefinition> DefinitionFromCanonicalText(std::string_view text) {
-  auto doc = ParseJson(text, JsonLimits{});
-  if (!doc.ok()) return Status::Internal("stored definition is not JSON: " + doc.error().message);
-  InputProblems problems;
-  WorkflowDefinition def = ReadDefinition(*doc.value(), "", problems);
-  if (problems.any()) {
-    return Status::Internal("stored definition is invalid: " + problems.error().field + " " +
-                            problems.error().message);
+  auto wire = ParseWorkflowDefinition(text);
+  if (!wire.ok()) return Status::Internal("stored definition is invalid: " + wire.status().message());
+  auto def = Normalize(*wire, "");
+  if (!def.ok()) {
+    return Status::Internal("stored definition is invalid: " + def.error().field + " " + def.error().message);
   }
-  return def;
+  return std::move(def).value();
 }
 
 }  // namespace scimesh::coordinator

@@ -9,9 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include <rapidjson/document.h>
-
-#include "coordinator/json_input.h"
+#include "coordinator/api_error.h"
 #include "coordinator/states.h"
 #include "protocol/status.h"
 #include "protocol/wire.h"
@@ -52,16 +50,18 @@ struct WorkflowDefinition {
 // The default `retry_on`: retryable, timeout, cancelled, node_failure.
 std::vector<FailClass> DefaultRetryOn();
 
-// Reads one `definitions[i]` object (`path` is its field path), checking every
-// rule of docs/protocol.md "register" including the DAG and the templates.
-// Problems go to `problems`; the returned value is meaningful only without.
-WorkflowDefinition ReadDefinition(const rapidjson::Value& value, const std::string& path,
-                                  InputProblems& problems);
+// A definition as registered (protocol/wire.h's, already checked by
+// ParseRegisterRequest for types, ranges and identifiers) in its normalized
+// form: defaults filled in, `retry_on` sorted, the input template's keys
+// sorted. Refuses, naming the field under `path` ("definitions[0]"), what the
+// wire parser does not check: a step needing itself or a step twice, a cycle,
+// an input template that references a step outside its needs.
+ApiResult<WorkflowDefinition> Normalize(const scimesh::WorkflowDefinition& wire, const std::string& path);
 
 // Checks the `needs` graph: every need names another step of the workflow,
-// no step is listed twice, no cycles. The problem's field is
+// no step is listed twice, no cycles. The refusal's field is
 // `<path>.steps[i].needs`.
-void CheckDag(const WorkflowDefinition& def, const std::string& path, InputProblems& problems);
+ApiResult<Done> CheckDag(const WorkflowDefinition& def, const std::string& path);
 
 // Reads a definition back from its CanonicalText() (as stored).
 Result<WorkflowDefinition> DefinitionFromCanonicalText(std::string_view text);

@@ -1,29 +1,39 @@
-// Tests of definition reading: defaults, field rules, the needs DAG.
+// Tests of definition reading (a register request's definitions through
+// protocol's parser and Normalize): defaults, field rules, the needs DAG.
 #include "coordinator/definition.h"
 
+#include <optional>
+
 #include <gtest/gtest.h>
+
+#include "coordinator/requests.h"
 
 namespace scimesh::coordinator {
 namespace {
 
 struct Read {
   WorkflowDefinition def;
-  InputProblems problems;
+  std::optional<ApiError> error;
 };
 
+// `json` as definitions[0] of a register request.
 std::unique_ptr<Read> ReadText(const std::string& json) {
   auto r = std::make_unique<Read>();
-  auto doc = ParseJson(json);
-  EXPECT_TRUE(doc.ok()) << json;
-  if (doc.ok()) r->def = ReadDefinition(*doc.value(), "definitions[0]", r->problems);
+  auto reg = ReadRegisterRequest(R"({"worker_id":"w","host":"h","version":"1","concurrency":1,"definitions":[)" +
+                                 json + "]}");
+  if (reg.ok()) {
+    r->def = reg.value().definitions.at(0);
+  } else {
+    r->error = reg.error();
+  }
   return r;
 }
 
-std::string Field(const Read& r) { return r.problems.any() ? r.problems.error().field : "(none)"; }
+std::string Field(const Read& r) { return r.error ? r.error->field : "(none)"; }
 
-TEST(ReadDefinition, FillsDefaults) {
+TEST(Normalize, FillsDefaults) {
   auto r = ReadText(R"({"workflow":"w","version":"1","steps":[{"id":"a"}]})");
-  ASSERT_FALSE(r->problems.any());
+  ASSERT_FALSE(r->error.has_value());
   const StepDefinition& s = r->def.steps[0];
   EXPECT_EQ(s.input_template, "{}");
   EXPECT_EQ(s.resources.nodes, 1);
@@ -36,7 +46,7 @@ TEST(ReadDefinition, FillsDefaults) {
   EXPECT_FALSE(s.RetriesOn(FailClass::kInvalidOutput));
 }
 
-TEST(ReadDefinition, SameContentInAnotherKeyOrderIsTheSameDefinition) {
+TEST(Normalize, SameContentInAnotherKeyOrderIsTheSameDefinition) {
   auto a = ReadText(R"({"workflow":"w","version":"1","steps":[{"id":"a","input":{"x":1,"y":[2]},"max_attempts":3}]})");
   auto b = ReadText(R"({"steps":[{"input":{"y":[2],"x":1},"id":"a"}],"version":"1","workflow":"w"})");
   EXPECT_EQ(a->def.CanonicalText(), b->def.CanonicalText());
@@ -44,10 +54,10 @@ TEST(ReadDefinition, SameContentInAnotherKeyOrderIsTheSameDefinition) {
   EXPECT_NE(a->def.CanonicalText(), c->def.CanonicalText());
 }
 
-TEST(ReadDefinition, CanonicalTextReadsBackToTheSameDefinition) {
+TEST(Normalize, CanonicalTextReadsBackToTheSameDefinition) {
   auto a = ReadText(R"({"workflow":"w","version":"1","steps":[{"id":"a"},{"id":"b","needs":["a"],
       "resources":{"nodes":2,"gpus_per_rank":1},"delivery":"at_most_once","retry_on":["timeout"]}]})");
-  ASSERT_FALSE(a->problems.any());
+  ASSERT_FALSE(a->error.has_value());
   auto back = DefinitionFromCanonicalText(a->def.CanonicalText());
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->CanonicalText(), a->def.CanonicalText());
@@ -55,36 +65,36 @@ TEST(ReadDefinition, CanonicalTextReadsBackToTheSameDefinition) {
   EXPECT_EQ(back->steps[1].retry_on, std::vector<FailClass>{FailClass::kTimeout});
 }
 
-TEST(ReadDefinition, UnknownNeedNamesTheField) {
+TEST(Normalize, UnknownNeedNamesTheField) {
   auto r = ReadText(R"({"workflow":"w","version":"1","steps":[{"id":"a"},{"id":"b","needs":["zz"]}]})");
   EXPECT_EQ(Field(*r), "definitions[0].steps[1].needs");
-  EXPECT_NE(r->problems.error().message.find("zz"), std::string::npos);
+  EXPECT_NE(r->error->message.find("zz"), std::string::npos);
 }
 
-TEST(ReadDefinition, CycleIsRefusedWithItsPath) {
+TEST(Normalize, CycleIsRefusedWithItsPath) {
   auto r = ReadText(R"({"workflow":"w","version":"1","steps":[
       {"id":"a","needs":["c"]},{"id":"b","needs":["a"]},{"id":"c","needs":["b"]},{"id":"d"}]})");
-  ASSERT_TRUE(r->problems.any());
+  ASSERT_TRUE(r->error.has_value());
   EXPECT_EQ(Field(*r), "definitions[0].steps[0].needs");
-  EXPECT_NE(r->problems.error().message.find("cycle"), std::string::npos);
-  EXPECT_NE(r->problems.error().message.find("a -> c -> b -> a"), std::string::npos)
-      << r->problems.error().message;
+  EXPECT_NE(r->error->message.find("cycle"), std::string::npos);
+  EXPECT_NE(r->error->message.find("a -> c -> b -> a"), std::string::npos)
+      << r->error->message;
 }
 
-TEST(ReadDefinition, SelfNeedAndRepeatedNeedAreRefused) {
+TEST(Normalize, SelfNeedAndRepeatedNeedAreRefused) {
   EXPECT_EQ(Field(*ReadText(R"({"workflow":"w","version":"1","steps":[{"id":"a","needs":["a"]}]})")),
             "definitions[0].steps[0].needs");
   EXPECT_EQ(Field(*ReadText(R"({"workflow":"w","version":"1","steps":[{"id":"a"},{"id":"b","needs":["a","a"]}]})")),
             "definitions[0].steps[1].needs");
 }
 
-TEST(ReadDefinition, DiamondIsADag) {
+TEST(Normalize, DiamondIsADag) {
   auto r = ReadText(R"({"workflow":"w","version":"1","steps":[{"id":"d","needs":["b","c"]},
       {"id":"b","needs":["a"]},{"id":"c","needs":["a"]},{"id":"a"}]})");
-  EXPECT_FALSE(r->problems.any()) << Field(*r);
+  EXPECT_FALSE(r->error.has_value()) << Field(*r);
 }
 
-TEST(ReadDefinition, RefusesBadFields) {
+TEST(Normalize, RefusesBadFields) {
   EXPECT_EQ(Field(*ReadText(R"({"workflow":"w w","version":"1","steps":[{"id":"a"}]})")), "definitions[0].workflow");
   EXPECT_EQ(Field(*ReadText(R"({"workflow":"w","version":"1","steps":[]})")), "definitions[0].steps");
   EXPECT_EQ(Field(*ReadText(R"({"workflow":"w","version":"1","steps":[{"id":"a"},{"id":"a"}]})")),
@@ -101,7 +111,7 @@ TEST(ReadDefinition, RefusesBadFields) {
             "definitions[0].steps[0].max_attempts");
 }
 
-TEST(ReadDefinition, TemplateReferencingAStepOutsideNeedsIsRefused) {
+TEST(Normalize, TemplateReferencingAStepOutsideNeedsIsRefused) {
   auto r = ReadText(R"({"workflow":"w","version":"1","steps":[{"id":"a"},
       {"id":"b","input":{"x":"{{steps.a.output}}"}}]})");
   EXPECT_EQ(Field(*r), "definitions[0].steps[1].input");

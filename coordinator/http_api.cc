@@ -106,7 +106,7 @@ HttpApi::Body HttpApi::ReadBody(const HttpRequest& req, const ContentReader& rea
   return body;
 }
 
-std::unique_ptr<rapidjson::Document> HttpApi::ParseBody(HttpResponse& res, const Body& body) {
+const std::string* HttpApi::BodyText(HttpResponse& res, const Body& body) {
   if (body.state == Body::kNoLength) {
     RefuseUnread(res, ApiError::LengthRequired());
     return nullptr;
@@ -116,12 +116,7 @@ std::unique_ptr<rapidjson::Document> HttpApi::ParseBody(HttpResponse& res, const
     body.state == Body::kUnread ? RefuseUnread(res, e) : ReplyError(res, e);
     return nullptr;
   }
-  auto doc = ParseJson(body.text, limits_.json);
-  if (!doc.ok()) {
-    ReplyError(res, doc.error());
-    return nullptr;
-  }
-  return std::move(doc).value();
+  return &body.text;
 }
 
 void HttpApi::Install(HttpServer& server) {

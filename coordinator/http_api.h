@@ -14,7 +14,6 @@
 #include "coordinator/audit_log.h"
 #include "coordinator/http_message.h"
 #include "coordinator/http_server.h"
-#include "coordinator/json_input.h"
 #include "coordinator/keys.h"
 #include "coordinator/ledger.h"
 
@@ -24,7 +23,6 @@ struct ApiLimits {
   size_t max_body = 1 << 20;             // JSON request bodies
   int64_t max_artifact = 256LL << 20;    // artifact bodies
   int64_t max_claim_hold_ms = 24000;     // 4/5 of the request timeout
-  JsonLimits json;
 };
 
 class HttpApi {
@@ -59,8 +57,9 @@ class HttpApi {
   // (closing the connection when the body was left unread).
   std::optional<KeyIdentity> Authorize(const HttpRequest& req, HttpResponse& res, unsigned scopes,
                                        bool body_unread = false);
-  // The parsed JSON body; on failure answers 413/400 and returns nullptr.
-  std::unique_ptr<rapidjson::Document> ParseBody(HttpResponse& res, const Body& body);
+  // The body's text for a request parser (requests.h); when it was not read
+  // whole, answers 411/413 and returns nullptr.
+  const std::string* BodyText(HttpResponse& res, const Body& body);
 
   void Register(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);
   void Claim(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);

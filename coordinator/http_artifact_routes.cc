@@ -6,8 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/http_api.h"
-#include "coordinator/identifiers.h"
 #include "coordinator/responses.h"
+#include "protocol/identifiers.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -42,12 +42,12 @@ void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
   const KeyIdentity& key = key_or.value();
   const std::string lease_id = req.matches[1];
   const std::string name = req.matches[2];
-  if (!IsLeaseId(lease_id)) return refuse(ApiError::NotFound("no lease " + lease_id));
-  if (!IsArtifactName(name)) {
+  if (!CheckLeaseId(lease_id, "lease_id").ok()) return refuse(ApiError::NotFound("no lease " + lease_id));
+  if (!CheckArtifactName(name, "name").ok()) {
     return refuse(ApiError::BadRequest("name", "must be 1-128 characters of [A-Za-z0-9._-], not starting with '.'"));
   }
   const std::string sha256 = req.get_header_value("X-Scimesh-Sha256");
-  if (!IsSha256Hex(sha256)) return refuse(ApiError::BadRequest("X-Scimesh-Sha256", "must be 64 lowercase hex digits"));
+  if (!CheckSha256(sha256, "sha256").ok()) return refuse(ApiError::BadRequest("X-Scimesh-Sha256", "must be 64 lowercase hex digits"));
   std::string media_type = req.get_header_value("Content-Type");
   if (media_type.empty()) media_type = "application/octet-stream";
   if (!IsMediaType(media_type)) return refuse(ApiError::BadRequest("Content-Type", "is not a media type"));
@@ -113,7 +113,7 @@ void HttpApi::DownloadArtifact(const HttpRequest& req, HttpResponse& res) {
     if (error != nullptr) ReplyError(res, *error);
     if (audited) audit_.Record(key->name, req.method, req.path, res.status);
   };
-  if (!IsSha256Hex(sha256)) {
+  if (!CheckSha256(sha256, "sha256").ok()) {
     ApiError e = ApiError::NotFound("no artifact " + sha256);
     return finish(&e);
   }

@@ -2,9 +2,9 @@
 // start, show, journal, cancel — each written to the audit log. Whose runs a
 // key may see is the Ledger's decision (coordinator/tenancy.h).
 #include "coordinator/http_api.h"
-#include "coordinator/identifiers.h"
 #include "coordinator/requests.h"
 #include "coordinator/responses.h"
+#include "protocol/identifiers.h"
 
 namespace scimesh::coordinator {
 
@@ -12,9 +12,9 @@ void HttpApi::CreateRun(const HttpRequest& req, HttpResponse& res, const Content
   Body raw = ReadBody(req, reader, limits_.max_body);
   auto key = Authorize(req, res, kScopeExecute, raw.unread());
   if (!key) return;
-  auto body = ParseBody(res, raw);
+  auto body = BodyText(res, raw);
   if (!body) return;
-  auto parsed = ParseRunCreateRequest(*body);
+  auto parsed = ReadRunCreateRequest(*body);
   if (!parsed.ok()) return ReplyError(res, parsed.error());
   auto reply = ledger_.CreateRun(parsed.value(), *key);
   reply.ok() ? ReplyJson(res, 201, ToJson(reply.value())) : ReplyError(res, reply.error());
@@ -25,7 +25,7 @@ void HttpApi::ShowRun(const HttpRequest& req, HttpResponse& res, bool journal) {
   auto key = Authorize(req, res, kScopeExecute | kScopeRead);
   if (!key) return;
   const std::string run_id = req.matches[1];
-  if (!IsRunId(run_id)) {
+  if (!CheckRunId(run_id, "run_id").ok()) {
     ReplyError(res, ApiError::NotFound("no run " + run_id));
   } else if (journal) {
     auto view = ledger_.Journal(run_id, *key);
@@ -43,11 +43,11 @@ void HttpApi::CancelRun(const HttpRequest& req, HttpResponse& res, const Content
   auto key = Authorize(req, res, kScopeExecute, raw.unread());
   if (!key) return;
   if (raw.state != Body::kRead) {
-    ParseBody(res, raw);  // answers 413
+    BodyText(res, raw);  // answers 413
     return;
   }
   const std::string run_id = req.matches[1];
-  if (!IsRunId(run_id)) {
+  if (!CheckRunId(run_id, "run_id").ok()) {
     ReplyError(res, ApiError::NotFound("no run " + run_id));
   } else {
     auto reply = ledger_.CancelRun(run_id, *key);

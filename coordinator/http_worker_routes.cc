@@ -4,9 +4,9 @@
 #include <chrono>
 
 #include "coordinator/http_api.h"
-#include "coordinator/identifiers.h"
 #include "coordinator/requests.h"
 #include "coordinator/responses.h"
+#include "protocol/identifiers.h"
 
 namespace scimesh::coordinator {
 
@@ -14,9 +14,9 @@ void HttpApi::Register(const HttpRequest& req, HttpResponse& res, const ContentR
   Body raw = ReadBody(req, reader, limits_.max_body);
   auto key = Authorize(req, res, kScopeWorker, raw.unread());
   if (!key) return;
-  auto body = ParseBody(res, raw);
+  auto body = BodyText(res, raw);
   if (!body) return;
-  auto parsed = ParseRegisterRequest(*body);
+  auto parsed = ReadRegisterRequest(*body);
   if (!parsed.ok()) return ReplyError(res, parsed.error());
   auto reply = ledger_.Register(parsed.value(), *key);
   if (!reply.ok()) {
@@ -30,9 +30,9 @@ void HttpApi::Claim(const HttpRequest& req, HttpResponse& res, const ContentRead
   Body raw = ReadBody(req, reader, limits_.max_body);
   auto key = Authorize(req, res, kScopeWorker, raw.unread());
   if (!key) return;
-  auto body = ParseBody(res, raw);
+  auto body = BodyText(res, raw);
   if (!body) return;
-  auto parsed = ParseClaimRequest(*body);
+  auto parsed = ReadClaimRequest(*body);
   if (!parsed.ok()) return ReplyError(res, parsed.error());
   const ClaimRequest& claim = parsed.value();
 
@@ -66,16 +66,16 @@ void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse
   auto key = Authorize(req, res, kScopeWorker, raw.unread());
   if (!key) return;
   const std::string lease_id = req.matches[1];
-  auto body = ParseBody(res, raw);
+  auto body = BodyText(res, raw);
   if (!body) return;
-  if (!IsLeaseId(lease_id)) return ReplyError(res, ApiError::NotFound("no lease " + lease_id));
+  if (!CheckLeaseId(lease_id, "lease_id").ok()) return ReplyError(res, ApiError::NotFound("no lease " + lease_id));
 
   LeaseCaller caller;
   caller.key_name = key->name;
   caller.admin = key->admin();
   switch (call) {
     case LeaseCall::kStarted: {
-      auto p = ParseStartedRequest(*body);
+      auto p = ReadStartedRequest(*body);
       if (!p.ok()) return ReplyError(res, p.error());
       caller.worker_id = p.value().worker_id;
       caller.attempt = p.value().attempt;
@@ -83,7 +83,7 @@ void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse
       return r.ok() ? ReplyJson(res, 200, ToJson(r.value())) : ReplyError(res, r.error());
     }
     case LeaseCall::kHeartbeat: {
-      auto p = ParseHeartbeatRequest(*body);
+      auto p = ReadHeartbeatRequest(*body);
       if (!p.ok()) return ReplyError(res, p.error());
       caller.worker_id = p.value().worker_id;
       caller.attempt = p.value().attempt;
@@ -91,7 +91,7 @@ void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse
       return r.ok() ? ReplyJson(res, 200, ToJson(r.value())) : ReplyError(res, r.error());
     }
     case LeaseCall::kComplete: {
-      auto p = ParseCompleteRequest(*body);
+      auto p = ReadCompleteRequest(*body);
       if (!p.ok()) return ReplyError(res, p.error());
       caller.worker_id = p.value().worker_id;
       caller.attempt = p.value().attempt;
@@ -99,7 +99,7 @@ void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse
       return r.ok() ? ReplyJson(res, 200, CompleteJson()) : ReplyError(res, r.error());
     }
     case LeaseCall::kFail: {
-      auto p = ParseFailRequest(*body);
+      auto p = ReadFailRequest(*body);
       if (!p.ok()) return ReplyError(res, p.error());
       caller.worker_id = p.value().worker_id;
       caller.attempt = p.value().attempt;

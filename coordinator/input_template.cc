@@ -4,7 +4,6 @@
 #include <optional>
 #include <type_traits>
 
-#include "coordinator/json_input.h"
 #include "coordinator/json_text.h"
 
 namespace scimesh::coordinator {
@@ -220,13 +219,13 @@ class Renderer {
 
 std::string CheckTemplate(std::string_view template_json, const std::vector<std::string>& needs) {
   auto doc = ParseJson(template_json);
-  if (!doc.ok()) return "is not JSON: " + doc.error().message;
+  if (!doc.ok()) return "is not JSON: " + doc.status().message();
   return CheckValue(*doc.value(), needs);
 }
 
 Result<std::string> RenderTemplate(std::string_view template_json, const TemplateScope& scope) {
   auto doc = ParseJson(template_json);
-  if (!doc.ok()) return Status::Internal("stored template is not JSON: " + doc.error().message);
+  if (!doc.ok()) return Status::Internal("stored template is not JSON: " + doc.status().message());
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   Renderer r(scope);

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "coordinator/json_input.h"
+#include "coordinator/json_text.h"
 
 namespace scimesh::coordinator {
 namespace {

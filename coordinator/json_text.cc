@@ -40,12 +40,10 @@ std::string SortedKeysJson(const rapidjson::Value& value) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-std::string TruncateUtf8(std::string_view text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return std::string(text);
-  size_t cut = max_bytes;
-  // Step back over continuation bytes (10xxxxxx) to the start of a sequence.
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(text.substr(0, cut));
+Result<std::unique_ptr<rapidjson::Document>> ParseJson(std::string_view text, const JsonLimits& limits) {
+  auto doc = scimesh::ParseJson(text, "JSON", limits);
+  if (!doc.ok()) return doc.status();
+  return std::make_unique<rapidjson::Document>(std::move(*doc));
 }
 
 }  // namespace scimesh::coordinator

@@ -1,9 +1,10 @@
 // JSON text the coordinator needs beyond protocol/json_io.h (compact text,
 // raw embedding and the writer type are protocol/'s): sorted-key JSON, so two
 // definitions that differ only in key order compare equal; a bare string
-// value; and UTF-8-safe cuts.
+// value; and stored JSON text read back as a heap document.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -21,7 +22,9 @@ inline void WriteString(JsonWriter& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 
-// Cuts `text` to at most `max_bytes` without splitting a UTF-8 sequence.
-std::string TruncateUtf8(std::string_view text, size_t max_bytes);
+// Parses JSON text the coordinator stored or received (protocol/json_io.h's
+// ParseJson under the server's limits) into a document the caller owns.
+Result<std::unique_ptr<rapidjson::Document>> ParseJson(std::string_view text,
+                                                       const JsonLimits& limits = kServerJsonLimits);
 
 }  // namespace scimesh::coordinator

@@ -14,7 +14,8 @@
 #include <openssl/crypto.h>
 #include <spdlog/spdlog.h>
 
-#include "coordinator/identifiers.h"
+#include "coordinator/id_generator.h"
+#include "protocol/identifiers.h"
 #include "protocol/sha256.h"
 #include "coordinator/wire_time.h"
 
@@ -102,13 +103,13 @@ Result<std::vector<KeyRing::Entry>> KeyRing::ReadFile(const std::string& path) {
     if (name.empty()) continue;
     const std::string where = "line " + std::to_string(lineno);
     constexpr std::string_view kWorkflows = "workflows=";
-    if (!IsKeyName(name) || hash.empty() || (fields >> extra) ||
+    if (!CheckIdentifier(name, "name").ok() || hash.empty() || (fields >> extra) ||
         (!option.empty() && option.rfind(kWorkflows, 0) != 0)) {
       return Status::InvalidArgument(where + ": expected 'NAME SCOPES SHA256 [workflows=GLOB,..]'");
     }
     auto bits = ParseScopes(scopes);
     if (!bits.ok()) return bits.status().WithContext(where);
-    if (!IsSha256Hex(hash)) return Status::InvalidArgument(where + ": the hash must be 64 lowercase hex digits");
+    if (!CheckSha256(hash, "sha256").ok()) return Status::InvalidArgument(where + ": the hash must be 64 lowercase hex digits");
     for (const auto& e : entries) {
       if (e.id.name == name) return Status::InvalidArgument(where + ": key name '" + name + "' repeats");
     }
@@ -180,7 +181,7 @@ size_t KeyRing::size() {
 
 Result<std::string> AddKey(const std::string& keys_path, const std::string& name, const std::string& scopes,
                            const std::string& secret_out, const std::string& workflows) {
-  if (!IsKeyName(name)) return Status::InvalidArgument("the key name must be 1-64 characters of [A-Za-z0-9._-]");
+  if (!CheckIdentifier(name, "name").ok()) return Status::InvalidArgument("the key name must be 1-64 characters of [A-Za-z0-9._-]");
   auto bits = ParseScopes(scopes);
   if (!bits.ok()) return bits.status();
   if (!workflows.empty()) {

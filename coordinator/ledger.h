@@ -61,7 +61,7 @@ class Ledger {
 
   // The worker_id becomes `key`'s when nobody holds it; each workflow it
   // registers first becomes `key`'s (an admin key's too).
-  ApiResult<RegisterReply> Register(const RegisterRequest& req, const KeyIdentity& key);
+  ApiResult<RegisterReply> Register(const Registration& reg, const KeyIdentity& key);
   // One pass: offers what is offerable now (possibly nothing). The long poll
   // around it lives in the HTTP layer.
   ApiResult<ClaimReply> Claim(const ClaimRequest& req, const KeyIdentity& key);
@@ -144,7 +144,7 @@ class Ledger {
   // Tenancy (ledger_tenancy.cc): the owner stored in `sql` for `id`.
   Result<std::optional<std::string>> OwnerOf(const char* sql, std::string_view id);
   ApiResult<Done> CheckWorker(Tx& tx, const std::string& worker_id, const KeyIdentity& key);
-  ApiResult<Done> CheckWorkflows(Tx& tx, const RegisterRequest& req, const KeyIdentity& key);
+  ApiResult<Done> CheckWorkflows(Tx& tx, const Registration& reg, const KeyIdentity& key);
   // 404 for an unknown run, 403 when `may` refuses its owner.
   ApiResult<Done> CheckRun(std::string_view run_id, const KeyIdentity& key,
                            bool (*may)(const KeyIdentity&, const std::optional<std::string>&));

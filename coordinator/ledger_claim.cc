@@ -2,7 +2,7 @@
 // runnable steps (oldest run first, then step order, packed into `free`) and
 // creating one attempt with a new lease for each.
 #include "coordinator/capacity.h"
-#include "coordinator/identifiers.h"
+#include "coordinator/id_generator.h"
 #include "coordinator/ledger_internal.h"
 #include "coordinator/unfittable.h"
 
@@ -57,12 +57,13 @@ struct Candidate {
 
 }  // namespace
 
-ApiResult<RegisterReply> Ledger::Register(const RegisterRequest& req, const KeyIdentity& key) {
+ApiResult<RegisterReply> Ledger::Register(const Registration& reg, const KeyIdentity& key) {
+  const RegisterRequest& req = reg.request;
   return Transact<RegisterReply>([&](Tx& tx) -> ApiResult<RegisterReply> {
     if (auto mine = CheckWorker(tx, req.worker_id, key); !mine.ok()) return mine.error();
-    if (auto mine = CheckWorkflows(tx, req, key); !mine.ok()) return mine.error();
-    for (size_t i = 0; i < req.definitions.size(); ++i) {
-      const WorkflowDefinition& def = req.definitions[i];
+    if (auto mine = CheckWorkflows(tx, reg, key); !mine.ok()) return mine.error();
+    for (size_t i = 0; i < reg.definitions.size(); ++i) {
+      const WorkflowDefinition& def = reg.definitions[i];
       const std::string canonical = def.CanonicalText();
       auto q = db_->Sql(kSelectCanonical);
       if (!q.ok()) return Broken(q.status());
@@ -95,14 +96,14 @@ ApiResult<RegisterReply> Ledger::Register(const RegisterRequest& req, const KeyI
       q->Bind(1, req.worker_id);
       LEDGER_CHECK(q->Run());
     }
-    for (const WorkflowDefinition& def : req.definitions) {
+    for (const WorkflowDefinition& def : reg.definitions) {
       auto q = db_->Sql(kInsertWorkerDefinition);
       if (!q.ok()) return Broken(q.status());
       q->Bind(1, req.worker_id).Bind(2, def.workflow).Bind(3, def.version);
       LEDGER_CHECK(q->Run());
     }
     tx.Log("worker registered: worker_id={} key={} host={} version={} definitions={}", req.worker_id, key.name,
-           req.host, req.version, req.definitions.size());
+           req.host, req.version, reg.definitions.size());
     tx.work_available = true;  // its definitions may match queued steps
     return RegisterReply{req.worker_id, options_.lease_ttl_ms, options_.heartbeat_ms};
   });

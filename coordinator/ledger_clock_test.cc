@@ -27,21 +27,15 @@ class LedgerClock : public ::testing::Test {
     ASSERT_NE(ledger_, nullptr);
   }
 
-  static std::unique_ptr<rapidjson::Document> Json(const std::string& text) {
-    auto doc = ParseJson(text);
-    EXPECT_TRUE(doc.ok());
-    return doc.ok() ? std::move(doc).value() : std::make_unique<rapidjson::Document>();
-  }
-
   // Registers worker "n1" with workflow "wf" of one step "s" with `members`.
   void RegisterOneStep(const std::string& members) {
-    auto req = ParseRegisterRequest(*Json(R"({"worker_id":"n1","host":"h","version":"1","concurrency":4,
+    auto req = ReadRegisterRequest((R"({"worker_id":"n1","host":"h","version":"1","concurrency":4,
         "definitions":[{"workflow":"wf","version":"1","steps":[{"id":"s")" + members + "}]}]}"));
     ASSERT_TRUE(req.ok()) << req.error().message;
     ASSERT_TRUE(ledger_->Register(req.value(), worker_).ok());
   }
   std::string StartRun(const std::string& members = "") {
-    auto req = ParseRunCreateRequest(*Json(R"({"workflow":"wf","input":{})" + members + "}"));
+    auto req = ReadRunCreateRequest((R"({"workflow":"wf","input":{})" + members + "}"));
     EXPECT_TRUE(req.ok());
     auto run = ledger_->CreateRun(req.value(), exec_);
     EXPECT_TRUE(run.ok());

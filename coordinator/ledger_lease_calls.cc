@@ -1,6 +1,7 @@
 // Ledger: the worker's lease calls — started, heartbeat, complete, fail —
 // each checked in the order of docs/protocol.md "Refusals" and applied in the
 // same transaction.
+#include "coordinator/json_text.h"
 #include "coordinator/ledger_internal.h"
 
 #include <rapidjson/document.h>

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "coordinator/input_template.h"
+#include "coordinator/json_text.h"
 #include "coordinator/ledger_internal.h"
 
 namespace scimesh::coordinator {

@@ -1,5 +1,5 @@
 // Ledger: the run API — start, cancel, show, journal.
-#include "coordinator/identifiers.h"
+#include "coordinator/id_generator.h"
 #include "coordinator/ledger_internal.h"
 #include "coordinator/unfittable.h"
 #include "coordinator/tenancy.h"

@@ -43,8 +43,8 @@ ApiResult<Done> Ledger::CheckWorker(Tx& tx, const std::string& worker_id, const 
   return Done{};
 }
 
-ApiResult<Done> Ledger::CheckWorkflows(Tx&, const RegisterRequest& req, const KeyIdentity& key) {
-  for (const WorkflowDefinition& def : req.definitions) {
+ApiResult<Done> Ledger::CheckWorkflows(Tx&, const Registration& reg, const KeyIdentity& key) {
+  for (const WorkflowDefinition& def : reg.definitions) {
     auto owner = OwnerOf(kWorkflowOwner, def.workflow);
     if (!owner.ok()) return Broken(owner.status());
     if (!MayRegisterWorkflow(key, def.workflow, *owner)) {

@@ -1,33 +1,28 @@
-// The coordinator's parsers of the requests of docs/protocol.md: each checks
-// types, ranges (protocol/wire_limits.h) and identifier rules and answers a
-// 400 naming the field. They produce protocol/'s wire types (wire.h), but
-// for register, whose definitions come out normalized (definition.h).
-// coordinator/verdict_corpus_test.cc holds them to the client's parsers'
-// verdicts. Pure; thread-safe.
+// The coordinator's reading of request bodies: protocol/'s parsers
+// (protocol/wire_json.h, one wire model with the client) under the server's
+// JSON limits (kServerJsonLimits), their refusals as 400s naming the field's
+// path (docs/protocol.md "Errors"), register's definitions normalized
+// (definition.h), and the artifact upload's query.
+// coordinator/verdict_corpus_test.cc holds the client and the coordinator to
+// the same verdicts. Pure; thread-safe.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "coordinator/api_error.h"
-#include "coordinator/capacity.h"
 #include "coordinator/definition.h"
-#include "coordinator/json_input.h"
-#include "coordinator/states.h"
+#include "protocol/status.h"
 #include "protocol/wire.h"
-#include "protocol/wire_limits.h"
 
 namespace scimesh::coordinator {
 
-struct RegisterRequest {
-  std::string worker_id;
-  std::string host;
-  std::string version;
-  int64_t concurrency = 1;
-  std::vector<WorkflowDefinition> definitions;
+// A register request as the ledger takes it.
+struct Registration {
+  RegisterRequest request;                      // protocol/wire.h's, as sent
+  std::vector<WorkflowDefinition> definitions;  // request.definitions normalized, in order
 };
 
 // The artifact upload's query names the caller as every lease call does.
@@ -36,16 +31,18 @@ struct LeaseIdentity {
   int64_t attempt = 0;
 };
 
-// kMaxProgressBytes, kMaxErrorMessageBytes and the ranges: protocol/wire_limits.h.
+// The 400 answering a parser's refusal: `field` is the Status's field path
+// ("" when the body as a whole is wrong), `message` why.
+ApiError BadRequestFrom(const Status& refusal);
 
-ApiResult<RegisterRequest> ParseRegisterRequest(const rapidjson::Value& body);
-ApiResult<ClaimRequest> ParseClaimRequest(const rapidjson::Value& body);
-// started and heartbeat share protocol/'s BeatRequest (progress on heartbeat only).
-ApiResult<BeatRequest> ParseStartedRequest(const rapidjson::Value& body);
-ApiResult<BeatRequest> ParseHeartbeatRequest(const rapidjson::Value& body);
-ApiResult<CompleteRequest> ParseCompleteRequest(const rapidjson::Value& body);
-ApiResult<FailRequest> ParseFailRequest(const rapidjson::Value& body);
-ApiResult<RunCreateRequest> ParseRunCreateRequest(const rapidjson::Value& body);
+ApiResult<Registration> ReadRegisterRequest(std::string_view body);
+ApiResult<ClaimRequest> ReadClaimRequest(std::string_view body);
+// started and heartbeat share protocol/'s BeatRequest; started ignores `progress`.
+ApiResult<BeatRequest> ReadStartedRequest(std::string_view body);
+ApiResult<BeatRequest> ReadHeartbeatRequest(std::string_view body);
+ApiResult<CompleteRequest> ReadCompleteRequest(std::string_view body);
+ApiResult<FailRequest> ReadFailRequest(std::string_view body);
+ApiResult<RunCreateRequest> ReadRunCreateRequest(std::string_view body);
 
 // The artifact upload's query (`worker_id`, `attempt`), from their raw text.
 ApiResult<LeaseIdentity> ParseArtifactQuery(const std::string* worker_id, const std::string* attempt);

@@ -1,11 +1,7 @@
-// Budget and terminality rules over the protocol's state and class names.
+// Terminality rules over the protocol's state and class names.
 #include "coordinator/states.h"
 
 namespace scimesh::coordinator {
-
-bool SpendsBudget(FailClass c) {
-  return c != FailClass::kFatal && c != FailClass::kUnservable && c != FailClass::kPreempted;
-}
 
 bool IsTerminal(AttemptState s) {
   return s != AttemptState::kLeased && s != AttemptState::kRunning && s != AttemptState::kOrphaned;

@@ -15,8 +15,7 @@ inline std::string_view Name(FailClass c) { return FailClassName(c); }
 inline std::string_view Name(AttemptState s) { return AttemptStateName(s); }
 inline std::string_view Name(RunState s) { return RunStateName(s); }
 
-// Classes that spend the retry budget (all but fatal, unservable, preempted).
-bool SpendsBudget(FailClass c);
+// SpendsBudget (the classes a retry budget counts) is protocol/wire.h's.
 // Every attempt state but leased, running and orphaned.
 bool IsTerminal(AttemptState s);
 bool IsTerminal(RunState s);

@@ -24,19 +24,15 @@ class UnfittableTest : public ::testing::Test {
 
   // Worker `id` registers workflow "wf": step "small" (1 node) and "big" (3 nodes).
   void Register(const std::string& id) {
-    auto doc = ParseJson(R"({"worker_id":")" + id + R"(","host":"h","version":"1","concurrency":4,
+    auto req = ReadRegisterRequest(R"({"worker_id":")" + id + R"(","host":"h","version":"1","concurrency":4,
         "definitions":[{"workflow":"wf","version":"1","steps":[
           {"id":"small","walltime_s":60},
           {"id":"big","resources":{"nodes":3},"walltime_s":60}]}]})");
-    ASSERT_TRUE(doc.ok());
-    auto req = ParseRegisterRequest(*doc.value());
     ASSERT_TRUE(req.ok()) << req.error().message;
     ASSERT_TRUE(ledger_->Register(req.value(), worker_).ok());
   }
   std::string StartRun() {
-    auto doc = ParseJson(R"({"workflow":"wf","input":{}})");
-    EXPECT_TRUE(doc.ok());
-    auto req = ParseRunCreateRequest(*doc.value());
+    auto req = ReadRunCreateRequest(R"({"workflow":"wf","input":{}})");
     EXPECT_TRUE(req.ok());
     auto run = ledger_->CreateRun(req.value(), exec_);
     EXPECT_TRUE(run.ok());

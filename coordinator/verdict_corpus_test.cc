@@ -1,6 +1,7 @@
 // One corpus of valid and invalid messages fed to both sides of the wire
-// model: the coordinator's request parsers (with its limits) and the
-// client's (protocol/wire_json.h). Both must give the same verdict on every
+// model: the coordinator's reading of requests (protocol/wire_json.h's
+// parsers under the server's limits, requests.h) and the client's (the same
+// parsers with the client's limits). Both must give the same verdict on every
 // message, and what the client accepts must survive its own serializer and
 // still be accepted by the coordinator. The corpus: the examples in
 // docs/protocol/, the request fuzzer's committed corpus (fuzz/corpus/), and
@@ -14,7 +15,6 @@
 
 #include <gtest/gtest.h>
 
-#include "coordinator/json_input.h"
 #include "coordinator/requests.h"
 #include "protocol/wire_json.h"
 
@@ -57,37 +57,17 @@ std::vector<Message> Corpus() {
 }
 
 // The coordinator's verdict: "" when accepted, else its 400's field and why.
+// Its parsers are the client's under the server's limits, plus what only the
+// coordinator checks (definitions normalized: cycles, templates).
 std::string CoordinatorVerdict(const Message& m) {
-  auto doc = ParseJson(m.body);
-  if (!doc.ok()) return "refused: " + doc.error().message;
-  const rapidjson::Value& v = *doc.value();
-  auto why = [](const ApiError& e) { return "refused: " + e.field + ": " + e.message; };
-  if (m.parser == "register") {
-    auto r = ParseRegisterRequest(v);
-    return r.ok() ? "" : why(r.error());
-  }
-  if (m.parser == "claim") {
-    auto r = ParseClaimRequest(v);
-    return r.ok() ? "" : why(r.error());
-  }
-  if (m.parser == "started") {
-    auto r = ParseStartedRequest(v);
-    return r.ok() ? "" : why(r.error());
-  }
-  if (m.parser == "heartbeat") {
-    auto r = ParseHeartbeatRequest(v);
-    return r.ok() ? "" : why(r.error());
-  }
-  if (m.parser == "complete") {
-    auto r = ParseCompleteRequest(v);
-    return r.ok() ? "" : why(r.error());
-  }
-  if (m.parser == "fail") {
-    auto r = ParseFailRequest(v);
-    return r.ok() ? "" : why(r.error());
-  }
-  auto r = ParseRunCreateRequest(v);
-  return r.ok() ? "" : why(r.error());
+  auto verdict = [](const auto& r) { return r.ok() ? std::string() : "refused: " + r.error().field + ": " + r.error().message; };
+  if (m.parser == "register") return verdict(ReadRegisterRequest(m.body));
+  if (m.parser == "claim") return verdict(ReadClaimRequest(m.body));
+  if (m.parser == "started") return verdict(ReadStartedRequest(m.body));
+  if (m.parser == "heartbeat") return verdict(ReadHeartbeatRequest(m.body));
+  if (m.parser == "complete") return verdict(ReadCompleteRequest(m.body));
+  if (m.parser == "fail") return verdict(ReadFailRequest(m.body));
+  return verdict(ReadRunCreateRequest(m.body));
 }
 
 // The client's verdict, and on acceptance its own serialization of what it read.

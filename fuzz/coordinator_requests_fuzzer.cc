@@ -1,13 +1,13 @@
-// libFuzzer harness: every request parser of scimesh-coordinator — the JSON
-// reader with its limits, then register (definitions, their canonical form
-// read back), claim, started, heartbeat, complete, fail, run start, the
+// libFuzzer harness: every request parser of scimesh-coordinator
+// (protocol/wire_json.h's under the server's JSON limits, coordinator/requests.h)
+// — register (definitions normalized, their canonical form read back), claim, started, heartbeat, complete, fail, run start, the
 // artifact upload query, and the input templates a run renders. Properties
 // besides not crashing: a registered definition reads back from its
 // canonical text as the same definition.
 #include <string>
 
 #include "coordinator/input_template.h"
-#include "coordinator/json_input.h"
+#include "coordinator/json_text.h"
 #include "coordinator/requests.h"
 #include "fuzz/fuzz_input.h"
 
@@ -15,8 +15,8 @@ namespace {
 
 using namespace scimesh::coordinator;
 
-void FuzzRegister(const rapidjson::Value& body) {
-  auto req = ParseRegisterRequest(body);
+void FuzzRegister(std::string_view body) {
+  auto req = ReadRegisterRequest(body);
   if (!req.ok()) return;
   for (const WorkflowDefinition& def : req.value().definitions) {
     const std::string canonical = def.CanonicalText();
@@ -60,23 +60,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)ParseArtifactQuery(nullptr, &attempt);
     return 0;
   }
-  auto doc = ParseJson(body);
-  if (!doc.ok()) return 0;
-  const rapidjson::Value& v = *doc.value();
   if (parser == "register") {
-    FuzzRegister(v);
+    FuzzRegister(body);
   } else if (parser == "claim") {
-    (void)ParseClaimRequest(v);
+    (void)ReadClaimRequest(body);
   } else if (parser == "started") {
-    (void)ParseStartedRequest(v);
+    (void)ReadStartedRequest(body);
   } else if (parser == "heartbeat") {
-    (void)ParseHeartbeatRequest(v);
+    (void)ReadHeartbeatRequest(body);
   } else if (parser == "complete") {
-    (void)ParseCompleteRequest(v);
+    (void)ReadCompleteRequest(body);
   } else if (parser == "fail") {
-    (void)ParseFailRequest(v);
+    (void)ReadFailRequest(body);
   } else if (parser == "run.create") {
-    (void)ParseRunCreateRequest(v);
+    (void)ReadRunCreateRequest(body);
   }
   return 0;
 }

@@ -32,13 +32,12 @@ Status ReadWho(const JsonObject& o, std::string& worker_id, int64_t& attempt) {
 Result<ArtifactRef> ArtifactRefFrom(const JsonObject& o) {
   ArtifactRef a;
   SCIMESH_ASSIGN_OR_RETURN(a.name, o.String("name"));
-  SCIMESH_ASSIGN_OR_RETURN(a.uri, o.String("uri"));
-  SCIMESH_ASSIGN_OR_RETURN(a.sha256, o.String("sha256"));
-  SCIMESH_ASSIGN_OR_RETURN(a.size, o.Int("size"));
-  SCIMESH_ASSIGN_OR_RETURN(a.media_type, o.String("media_type"));
   SCIMESH_RETURN_IF_ERROR(CheckArtifactName(a.name, o.FieldPath("name")));
+  SCIMESH_ASSIGN_OR_RETURN(a.uri, o.StringIn("uri", 1, kMaxUriBytes));
+  SCIMESH_ASSIGN_OR_RETURN(a.sha256, o.String("sha256"));
   SCIMESH_RETURN_IF_ERROR(CheckSha256(a.sha256, o.FieldPath("sha256")));
-  if (a.size < 0) return Status::InvalidArgument(o.FieldPath("size") + ": must not be negative");
+  SCIMESH_ASSIGN_OR_RETURN(a.size, o.IntIn("size", 0, INT64_MAX));
+  SCIMESH_ASSIGN_OR_RETURN(a.media_type, o.StringIn("media_type", 1, kMaxMediaTypeBytes));
   return a;
 }
 
@@ -58,14 +57,14 @@ std::string SerializeBeatRequest(const BeatRequest& r) {
   return JsonText(buf);
 }
 
-Result<BeatRequest> ParseBeatRequest(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "lease call"));
+Result<BeatRequest> ParseBeatRequest(std::string_view json, const JsonLimits& limits) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "lease call", limits));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
   BeatRequest r;
   SCIMESH_RETURN_IF_ERROR(ReadWho(o, r.worker_id, r.attempt));
-  r.progress_json = o.OptRaw("progress");
+  if (o.Has("progress")) r.progress_json = o.OptRaw("progress");
   if (r.progress_json && r.progress_json->size() > kMaxProgressBytes) {
-    return Status::InvalidArgument(o.FieldPath("progress") + ": is larger than 4 KiB serialized");
+    return Status::InvalidField(o.FieldPath("progress"), "is larger than 4 KiB serialized");
   }
   return r;
 }
@@ -114,8 +113,8 @@ std::string SerializeCompleteRequest(const CompleteRequest& r) {
   return JsonText(buf);
 }
 
-Result<CompleteRequest> ParseCompleteRequest(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "complete request"));
+Result<CompleteRequest> ParseCompleteRequest(std::string_view json, const JsonLimits& limits) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "complete request", limits));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
   CompleteRequest r;
   SCIMESH_RETURN_IF_ERROR(ReadWho(o, r.worker_id, r.attempt));
@@ -127,7 +126,7 @@ Result<CompleteRequest> ParseCompleteRequest(std::string_view json) {
     SCIMESH_ASSIGN_OR_RETURN(r.usage_json, o.RawObject("usage"));
   }
   if (o.Has("artifacts")) {
-    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* arts, o.Array("artifacts"));
+    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* arts, o.ArrayIn("artifacts", 0, kMaxArtifacts));
     for (rapidjson::SizeType i = 0; i < arts->Size(); ++i) {
       SCIMESH_ASSIGN_OR_RETURN(JsonObject a, JsonObject::Of((*arts)[i], ElementPath("artifacts", i)));
       SCIMESH_ASSIGN_OR_RETURN(ArtifactRef ref, ArtifactRefFrom(a));
@@ -169,17 +168,23 @@ std::string SerializeFailRequest(const FailRequest& r) {
   return JsonText(buf);
 }
 
-Result<FailRequest> ParseFailRequest(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "fail request"));
+Result<FailRequest> ParseFailRequest(std::string_view json, const JsonLimits& limits) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "fail request", limits));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
   FailRequest r;
   SCIMESH_RETURN_IF_ERROR(ReadWho(o, r.worker_id, r.attempt));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject e, o.Object("error"));
   SCIMESH_ASSIGN_OR_RETURN(std::string cls, e.String("class"));
   auto c = ParseFailClass(cls);
-  if (!c) return Status::InvalidArgument("error.class: unknown '" + cls + "'");
+  if (!c) {
+    return Status::InvalidField(e.FieldPath("class"),
+                                "must be one of retryable, timeout, cancelled, node_failure, invalid_output, "
+                                "input_checksum, fatal, unservable, preempted");
+  }
   r.error_class = *c;
-  SCIMESH_ASSIGN_OR_RETURN(r.message, e.String("message"));
+  SCIMESH_ASSIGN_OR_RETURN(std::string message, e.String("message"));
+  // Cut, not refused (docs/protocol.md "Limits").
+  r.message = TruncateUtf8(message, kMaxErrorMessageBytes);
   return r;
 }
 

@@ -14,7 +14,7 @@ bool IsNameChar(char c) {
 bool IsLowerHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
 Status Refuse(std::string_view field, std::string_view rule) {
-  return Status::InvalidArgument(std::string(field) + ": " + std::string(rule));
+  return Status::InvalidField(std::string(field), std::string(rule));
 }
 
 Status CheckPrefixedHex(std::string_view value, std::string_view field, char prefix) {

@@ -49,29 +49,33 @@ const char* TypeName(const rapidjson::Value& v) {
   return "unknown";
 }
 
-// What is wrong with the strings and keys under `v`, or nullptr: each is
-// well-formed UTF-8, and no key repeats in an object (the coordinator refuses
-// both too, so a message means one thing to both sides). Depth is bounded by
-// kMaxJsonDepth, checked before parsing.
-const char* StringProblem(const rapidjson::Value& v) {
+// What is wrong with the strings and keys under `v`, or "": each is
+// well-formed UTF-8 and within the limit, and no key repeats in an object (a
+// message must mean one thing to both sides). Depth is bounded by the
+// limits, checked before parsing.
+std::string StringProblem(const rapidjson::Value& v, size_t max_bytes) {
   if (v.IsString()) {
+    if (v.GetStringLength() > max_bytes) {
+      return "a string is longer than the limit of " +
+             (max_bytes % 1024 == 0 ? std::to_string(max_bytes / 1024) + " KiB" : std::to_string(max_bytes) + " bytes");
+    }
     return IsWellFormedUtf8(std::string_view(v.GetString(), v.GetStringLength()))
-               ? nullptr
+               ? ""
                : "a string is not valid UTF-8 (a lone surrogate escape?)";
   }
   if (v.IsArray()) {
     for (const auto& e : v.GetArray()) {
-      if (const char* why = StringProblem(e)) return why;
+      if (auto why = StringProblem(e, max_bytes); !why.empty()) return why;
     }
   } else if (v.IsObject()) {
     std::unordered_set<std::string_view> keys;
     for (const auto& m : v.GetObject()) {
-      if (const char* why = StringProblem(m.name)) return why;
+      if (auto why = StringProblem(m.name, max_bytes); !why.empty()) return why;
       if (!keys.emplace(m.name.GetString(), m.name.GetStringLength()).second) return "a key repeats in an object";
-      if (const char* why = StringProblem(m.value)) return why;
+      if (auto why = StringProblem(m.value, max_bytes); !why.empty()) return why;
     }
   }
-  return nullptr;
+  return "";
 }
 
 // Document::Populate's generator: runs the reader over the text.
@@ -126,22 +130,31 @@ bool IsWellFormedUtf8(std::string_view s) {
   return true;
 }
 
-Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view what) {
-  if (MaxDepth(text) > kMaxJsonDepth) {
-    return Status::InvalidArgument(std::string(what) + ": JSON nested deeper than " +
-                                   std::to_string(kMaxJsonDepth));
+Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view what, const JsonLimits& limits) {
+  auto refuse = [&](std::string why) { return Status::InvalidField("", std::move(why)).WithContext(what); };
+  // The reader takes a NUL for the end of the text: what follows would be ignored.
+  if (text.find('\0') != std::string_view::npos) return refuse("malformed JSON: the text contains a NUL byte");
+  if (MaxDepth(text) > limits.max_depth) {
+    return refuse("nested deeper than the limit of " + std::to_string(limits.max_depth));
   }
   rapidjson::Document doc;
   ExactParse parse{text, {}, nullptr};
   doc.Populate(parse);
   if (parse.reader.HasParseError()) {
-    if (parse.why != nullptr) return Status::InvalidArgument(std::string(what) + ": " + parse.why);
-    return Status::InvalidArgument(std::string(what) + ": malformed JSON at offset " +
-                                   std::to_string(parse.reader.GetErrorOffset()) + ": " +
-                                   rapidjson::GetParseError_En(parse.reader.GetParseErrorCode()));
+    if (parse.why != nullptr) return refuse(parse.why);
+    return refuse("malformed JSON at offset " + std::to_string(parse.reader.GetErrorOffset()) + ": " +
+                  rapidjson::GetParseError_En(parse.reader.GetParseErrorCode()));
   }
-  if (const char* why = StringProblem(doc)) return Status::InvalidArgument(std::string(what) + ": " + why);
+  if (auto why = StringProblem(doc, limits.max_string_bytes); !why.empty()) return refuse(std::move(why));
   return doc;
+}
+
+std::string TruncateUtf8(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t cut = max_bytes;
+  // Step back over continuation bytes (10xxxxxx) to the start of a sequence.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut));
 }
 
 std::string ToJsonText(const rapidjson::Value& value) {
@@ -176,10 +189,7 @@ std::string ElementPath(std::string_view array_path, size_t index) {
 }
 
 Result<JsonObject> JsonObject::Of(const rapidjson::Value& value, std::string path) {
-  if (!value.IsObject()) {
-    return Status::InvalidArgument((path.empty() ? std::string("body") : path) +
-                                   ": must be an object, not " + TypeName(value));
-  }
+  if (!value.IsObject()) return Status::InvalidField(std::move(path), std::string("must be an object, not ") + TypeName(value));
   return JsonObject(value, std::move(path));
 }
 
@@ -193,17 +203,20 @@ bool JsonObject::Has(const char* name) const {
   return it != v_->MemberEnd() && !it->value.IsNull();
 }
 
+Status JsonObject::Refuse(std::string_view name, std::string why) const {
+  return Status::InvalidField(FieldPath(name), std::move(why));
+}
+
 Result<const rapidjson::Value*> JsonObject::Required(const char* name) const {
-  auto it = v_->FindMember(name);
-  if (it == v_->MemberEnd()) return Status::InvalidArgument(FieldPath(name) + ": missing");
-  return &it->value;
+  if (!Has(name)) return Refuse(name, "is required");
+  return &v_->FindMember(name)->value;
 }
 
 Result<std::string> JsonObject::String(const char* name) const {
   auto v = Required(name);
   if (!v.ok()) return v.status();
   if (!(*v)->IsString()) {
-    return Status::InvalidArgument(FieldPath(name) + ": must be a string, not " + TypeName(**v));
+    return Refuse(name, std::string("must be a string, not ") + TypeName(**v));
   }
   return std::string((*v)->GetString(), (*v)->GetStringLength());
 }
@@ -219,7 +232,7 @@ Result<int64_t> JsonObject::Int(const char* name) const {
   auto v = Required(name);
   if (!v.ok()) return v.status();
   if (!(*v)->IsInt64()) {
-    return Status::InvalidArgument(FieldPath(name) + ": must be an integer, not " + TypeName(**v));
+    return Refuse(name, std::string("must be an integer, not ") + TypeName(**v));
   }
   return (*v)->GetInt64();
 }
@@ -232,12 +245,12 @@ Result<std::optional<int64_t>> JsonObject::OptInt(const char* name) const {
 }
 
 Result<int64_t> JsonObject::IntIn(const char* name, int64_t min, int64_t max) const {
-  auto i = Int(name);
-  if (i.ok() && (*i < min || *i > max)) {
-    return Status::InvalidArgument(FieldPath(name) + ": must be an integer from " + std::to_string(min) + " to " +
-                                   std::to_string(max));
+  auto v = Required(name);
+  if (!v.ok()) return v.status();
+  if (!(*v)->IsInt64() || (*v)->GetInt64() < min || (*v)->GetInt64() > max) {
+    return Refuse(name, "must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
   }
-  return i;
+  return (*v)->GetInt64();
 }
 
 Result<std::optional<int64_t>> JsonObject::OptIntIn(const char* name, int64_t min, int64_t max) const {
@@ -247,11 +260,26 @@ Result<std::optional<int64_t>> JsonObject::OptIntIn(const char* name, int64_t mi
   return std::optional<int64_t>(*i);
 }
 
+Result<std::string> JsonObject::StringIn(const char* name, size_t min, size_t max) const {
+  auto s = String(name);
+  if (s.ok() && (s->size() < min || s->size() > max)) {
+    return Refuse(name, "must be " + std::to_string(min) + " to " + std::to_string(max) + " characters");
+  }
+  return s;
+}
+
+Result<std::optional<std::string>> JsonObject::OptStringIn(const char* name, size_t min, size_t max) const {
+  if (!Has(name)) return std::optional<std::string>();
+  auto s = StringIn(name, min, max);
+  if (!s.ok()) return s.status();
+  return std::optional<std::string>(std::move(*s));
+}
+
 Result<bool> JsonObject::Bool(const char* name) const {
   auto v = Required(name);
   if (!v.ok()) return v.status();
   if (!(*v)->IsBool()) {
-    return Status::InvalidArgument(FieldPath(name) + ": must be a boolean, not " + TypeName(**v));
+    return Refuse(name, std::string("must be a boolean, not ") + TypeName(**v));
   }
   return (*v)->GetBool();
 }
@@ -266,15 +294,23 @@ Result<const rapidjson::Value*> JsonObject::Array(const char* name) const {
   auto v = Required(name);
   if (!v.ok()) return v.status();
   if (!(*v)->IsArray()) {
-    return Status::InvalidArgument(FieldPath(name) + ": must be an array, not " + TypeName(**v));
+    return Refuse(name, std::string("must be an array, not ") + TypeName(**v));
   }
   return *v;
 }
 
+Result<const rapidjson::Value*> JsonObject::ArrayIn(const char* name, size_t min, size_t max) const {
+  auto a = Array(name);
+  if (a.ok() && ((*a)->Size() < min || (*a)->Size() > max)) {
+    return Refuse(name, "must hold " + std::to_string(min) + " to " + std::to_string(max) + " elements");
+  }
+  return a;
+}
+
 Result<std::string> JsonObject::Raw(const char* name) const {
-  auto v = Required(name);
-  if (!v.ok()) return v.status();
-  return ToJsonText(**v);
+  auto it = v_->FindMember(name);
+  if (it == v_->MemberEnd()) return Refuse(name, "is required");
+  return ToJsonText(it->value);
 }
 
 std::optional<std::string> JsonObject::OptRaw(const char* name) const {

@@ -15,12 +15,13 @@
 #include <rapidjson/writer.h>
 
 #include "protocol/status.h"
+#include "protocol/wire_limits.h"
 
 namespace scimesh {
 
 // Deepest nesting accepted from a peer. The coordinator refuses requests
 // deeper than 64; a lease wraps such values in a few more levels.
-inline constexpr int kMaxJsonDepth = 128;
+inline constexpr int kMaxJsonDepth = JsonLimits{}.max_depth;
 
 // Writer used for everything scimesh sends. Strings must be valid UTF-8:
 // free-form text (fail messages) is sanitised before it gets here.
@@ -38,10 +39,15 @@ inline std::string JsonText(const rapidjson::StringBuffer& buf) {
 // again (found by fuzz/client_responses_fuzzer).
 bool IsWellFormedUtf8(std::string_view s);
 
+// `text` cut to at most `max_bytes` at a UTF-8 sequence boundary.
+std::string TruncateUtf8(std::string_view text, size_t max_bytes);
+
 // Parses `text` (what: "claim response", used in errors). Fails with
-// kInvalidArgument on malformed JSON or nesting deeper than kMaxJsonDepth,
-// checked before parsing so hostile input cannot exhaust the stack.
-Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view what);
+// InvalidField("", why) in context `what` on malformed JSON, a NUL byte, a
+// string that is not UTF-8, a key repeated in an object, or past `limits`
+// (depth checked before parsing, so hostile input cannot exhaust the stack).
+Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view what,
+                                      const JsonLimits& limits = {});
 
 // Compact JSON text of a value.
 std::string ToJsonText(const rapidjson::Value& value);
@@ -57,7 +63,9 @@ void WriteString(JsonWriter& w, std::string_view key, std::string_view value);
 void WriteInt(JsonWriter& w, std::string_view key, int64_t value);
 
 // A read-only view of a JSON object with the path used in error messages
-// ("leases[0].input_artifacts[1]"). Does not own the value.
+// ("leases[0].input_artifacts[1]"). Does not own the value. Every failure is
+// a Status::InvalidField naming the field's path; a field that is null counts
+// as absent ("is required" when it must be there).
 class JsonObject {
  public:
   // Fails unless `value` is an object.
@@ -69,6 +77,9 @@ class JsonObject {
 
   Result<std::string> String(const char* name) const;
   Result<std::optional<std::string>> OptString(const char* name) const;  // absent/null → nullopt
+  // A string of `min` to `max` bytes.
+  Result<std::string> StringIn(const char* name, size_t min, size_t max) const;
+  Result<std::optional<std::string>> OptStringIn(const char* name, size_t min, size_t max) const;
   Result<int64_t> Int(const char* name) const;
   Result<std::optional<int64_t>> OptInt(const char* name) const;
   // An integer from `min` to `max` (the coordinator's words when it is not).
@@ -77,6 +88,8 @@ class JsonObject {
   Result<bool> Bool(const char* name) const;
   Result<JsonObject> Object(const char* name) const;
   Result<const rapidjson::Value*> Array(const char* name) const;
+  // An array of `min` to `max` elements.
+  Result<const rapidjson::Value*> ArrayIn(const char* name, size_t min, size_t max) const;
   // Any JSON value (required; may be null) as compact text.
   Result<std::string> Raw(const char* name) const;
   // Absent → nullopt; present (even null) → its text.
@@ -87,6 +100,7 @@ class JsonObject {
  private:
   JsonObject(const rapidjson::Value& v, std::string path) : v_(&v), path_(std::move(path)) {}
   Result<const rapidjson::Value*> Required(const char* name) const;
+  Status Refuse(std::string_view name, std::string why) const;
 
   const rapidjson::Value* v_;
   std::string path_;

@@ -172,8 +172,8 @@ std::string SerializeClaimRequest(const ClaimRequest& r) {
   return JsonText(buf);
 }
 
-Result<ClaimRequest> ParseClaimRequest(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "claim request"));
+Result<ClaimRequest> ParseClaimRequest(std::string_view json, const JsonLimits& limits) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "claim request", limits));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
   ClaimRequest r;
   SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
@@ -186,16 +186,16 @@ Result<ClaimRequest> ParseClaimRequest(std::string_view json) {
   if (o.Has("free")) {
     SCIMESH_ASSIGN_OR_RETURN(JsonObject f, o.Object("free"));
     FreeCapacity free;
-    SCIMESH_ASSIGN_OR_RETURN(free.walltime_s, f.IntIn("walltime_s", 0, kMaxWireInt));
-    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* nodes, f.Array("nodes"));
+    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* nodes, f.ArrayIn("nodes", 0, kMaxFreeNodes));
     for (rapidjson::SizeType i = 0; i < nodes->Size(); ++i) {
       SCIMESH_ASSIGN_OR_RETURN(JsonObject n, JsonObject::Of((*nodes)[i], ElementPath("free.nodes", i)));
       FreeNode node;
-      SCIMESH_ASSIGN_OR_RETURN(node.name, n.String("name"));
+      SCIMESH_ASSIGN_OR_RETURN(node.name, n.StringIn("name", 1, kMaxHostBytes));
       SCIMESH_ASSIGN_OR_RETURN(node.cpus, n.IntIn("cpus", 0, kMaxWireInt));
       SCIMESH_ASSIGN_OR_RETURN(node.gpus, n.IntIn("gpus", 0, kMaxWireInt));
       free.nodes.push_back(std::move(node));
     }
+    SCIMESH_ASSIGN_OR_RETURN(free.walltime_s, f.IntIn("walltime_s", 0, kMaxWireInt));
     r.free = std::move(free);
   }
   return r;

@@ -44,13 +44,49 @@ void WriteStep(JsonWriter& w, const StepDefinition& s) {
   w.EndObject();
 }
 
-Result<std::vector<std::string>> StringArray(const rapidjson::Value& a, const std::string& path) {
+// A step's `needs`: step ids.
+Result<std::vector<std::string>> NeedsFrom(const JsonObject& o) {
+  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* a, o.ArrayIn("needs", 0, kMaxStepNeeds));
   std::vector<std::string> out;
-  for (rapidjson::SizeType i = 0; i < a.Size(); ++i) {
-    if (!a[i].IsString()) return Status::InvalidArgument(ElementPath(path, i) + ": must be a string");
-    out.emplace_back(a[i].GetString(), a[i].GetStringLength());
+  for (rapidjson::SizeType i = 0; i < a->Size(); ++i) {
+    const auto& e = (*a)[i];
+    if (!e.IsString() || !CheckIdentifier(std::string_view(e.GetString(), e.GetStringLength()), "").ok()) {
+      return Status::InvalidField(ElementPath(o.FieldPath("needs"), i), "must be a step id");
+    }
+    out.emplace_back(e.GetString(), e.GetStringLength());
   }
   return out;
+}
+
+// A step's `retry_on`: budget-spending classes only.
+Result<std::vector<FailClass>> RetryOnFrom(const JsonObject& o) {
+  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* a, o.ArrayIn("retry_on", 0, kMaxStepRetryOn));
+  std::vector<FailClass> out;
+  for (rapidjson::SizeType i = 0; i < a->Size(); ++i) {
+    const auto& e = (*a)[i];
+    std::optional<FailClass> c;
+    if (e.IsString()) c = ParseFailClass(std::string_view(e.GetString(), e.GetStringLength()));
+    if (!c || !SpendsBudget(*c)) {
+      return Status::InvalidField(ElementPath(o.FieldPath("retry_on"), i),
+                                  "must be a budget-spending class: retryable, timeout, cancelled, "
+                                  "node_failure, invalid_output or input_checksum");
+    }
+    out.push_back(*c);
+  }
+  return out;
+}
+
+Result<Resources> ResourcesFrom(const JsonObject& r) {
+  // Not on the wire: silently ignoring it would run 1 rank per node.
+  if (r.Has("ranks")) {
+    return Status::InvalidField(r.FieldPath("ranks"),
+                                "a total rank count is not supported; give nodes and ranks_per_node");
+  }
+  SCIMESH_ASSIGN_OR_RETURN(auto nodes, r.OptIntIn("nodes", 1, kMaxWireInt));
+  SCIMESH_ASSIGN_OR_RETURN(auto rpn, r.OptIntIn("ranks_per_node", 1, kMaxWireInt));
+  SCIMESH_ASSIGN_OR_RETURN(auto cpr, r.OptIntIn("cpus_per_rank", 1, kMaxWireInt));
+  SCIMESH_ASSIGN_OR_RETURN(auto gpr, r.OptIntIn("gpus_per_rank", 0, kMaxWireInt));
+  return Resources{nodes.value_or(1), rpn.value_or(1), cpr.value_or(1), gpr.value_or(0)};
 }
 
 Result<StepDefinition> StepFrom(const JsonObject& o) {
@@ -58,48 +94,61 @@ Result<StepDefinition> StepFrom(const JsonObject& o) {
   SCIMESH_ASSIGN_OR_RETURN(s.id, o.String("id"));
   SCIMESH_RETURN_IF_ERROR(CheckIdentifier(s.id, o.FieldPath("id")));
   if (o.Has("needs")) {
-    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* needs, o.Array("needs"));
-    SCIMESH_ASSIGN_OR_RETURN(s.needs, StringArray(*needs, o.FieldPath("needs")));
+    SCIMESH_ASSIGN_OR_RETURN(s.needs, NeedsFrom(o));
   }
-  s.input_json = o.OptRaw("input");
+  if (o.Has("input")) s.input_json = o.OptRaw("input");
   if (o.Has("resources")) {
     SCIMESH_ASSIGN_OR_RETURN(JsonObject r, o.Object("resources"));
-    // Not on the wire: silently ignoring it would run 1 rank per node.
-    if (r.Has("ranks")) {
-      return Status::InvalidArgument(r.FieldPath("ranks") +
-                                     ": a total rank count is not supported; give nodes and ranks_per_node");
-    }
-    Resources res;
-    SCIMESH_ASSIGN_OR_RETURN(auto nodes, r.OptIntIn("nodes", 1, kMaxWireInt));
-    SCIMESH_ASSIGN_OR_RETURN(auto rpn, r.OptIntIn("ranks_per_node", 1, kMaxWireInt));
-    SCIMESH_ASSIGN_OR_RETURN(auto cpr, r.OptIntIn("cpus_per_rank", 1, kMaxWireInt));
-    SCIMESH_ASSIGN_OR_RETURN(auto gpr, r.OptIntIn("gpus_per_rank", 0, kMaxWireInt));
-    res.nodes = nodes.value_or(1);
-    res.ranks_per_node = rpn.value_or(1);
-    res.cpus_per_rank = cpr.value_or(1);
-    res.gpus_per_rank = gpr.value_or(0);
-    s.resources = res;
+    SCIMESH_ASSIGN_OR_RETURN(s.resources, ResourcesFrom(r));
   }
-  SCIMESH_ASSIGN_OR_RETURN(s.walltime_s, o.OptInt("walltime_s"));
-  SCIMESH_ASSIGN_OR_RETURN(s.max_attempts, o.OptInt("max_attempts"));
+  SCIMESH_ASSIGN_OR_RETURN(s.walltime_s, o.OptIntIn("walltime_s", 1, kMaxStepWalltimeS));
+  SCIMESH_ASSIGN_OR_RETURN(s.max_attempts, o.OptIntIn("max_attempts", 1, kMaxStepAttempts));
   SCIMESH_ASSIGN_OR_RETURN(auto delivery, o.OptString("delivery"));
   if (delivery) {
     auto d = ParseDelivery(*delivery);
-    if (!d) return Status::InvalidArgument(o.FieldPath("delivery") + ": unknown '" + *delivery + "'");
+    if (!d) return Status::InvalidField(o.FieldPath("delivery"), "must be at_least_once or at_most_once");
     s.delivery = *d;
   }
   if (o.Has("retry_on")) {
-    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* a, o.Array("retry_on"));
-    SCIMESH_ASSIGN_OR_RETURN(auto names, StringArray(*a, o.FieldPath("retry_on")));
-    std::vector<FailClass> classes;
-    for (size_t i = 0; i < names.size(); ++i) {
-      auto c = ParseFailClass(names[i]);
-      if (!c) return Status::InvalidArgument(ElementPath(o.FieldPath("retry_on"), i) + ": unknown class");
-      classes.push_back(*c);
-    }
-    s.retry_on = std::move(classes);
+    SCIMESH_ASSIGN_OR_RETURN(s.retry_on, RetryOnFrom(o));
   }
   return s;
+}
+
+Result<WorkflowDefinition> DefinitionFrom(const JsonObject& d) {
+  WorkflowDefinition def;
+  SCIMESH_ASSIGN_OR_RETURN(def.workflow, d.String("workflow"));
+  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(def.workflow, d.FieldPath("workflow")));
+  SCIMESH_ASSIGN_OR_RETURN(def.version, d.String("version"));
+  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(def.version, d.FieldPath("version")));
+  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* steps, d.ArrayIn("steps", 1, kMaxWorkflowSteps));
+  const std::string steps_path = d.FieldPath("steps");
+  for (rapidjson::SizeType j = 0; j < steps->Size(); ++j) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject so, JsonObject::Of((*steps)[j], ElementPath(steps_path, j)));
+    SCIMESH_ASSIGN_OR_RETURN(StepDefinition step, StepFrom(so));
+    def.steps.push_back(std::move(step));
+  }
+  for (size_t j = 0; j < def.steps.size(); ++j) {
+    for (size_t k = 0; k < j; ++k) {
+      if (def.steps[k].id == def.steps[j].id) {
+        return Status::InvalidField(ElementPath(steps_path, j) + ".id",
+                                    "duplicates the id of steps[" + std::to_string(k) + "]");
+      }
+    }
+  }
+  // Every need names a step of this workflow (the coordinator also refuses
+  // self-needs and cycles, with the same field).
+  for (size_t j = 0; j < def.steps.size(); ++j) {
+    for (const std::string& need : def.steps[j].needs) {
+      const bool known = std::any_of(def.steps.begin(), def.steps.end(),
+                                     [&](const StepDefinition& s) { return s.id == need; });
+      if (!known) {
+        return Status::InvalidField(ElementPath(steps_path, j) + ".needs",
+                                    "names '" + need + "', which is not a step of this workflow");
+      }
+    }
+  }
+  return def;
 }
 
 }  // namespace
@@ -129,44 +178,33 @@ std::string SerializeRegisterRequest(const RegisterRequest& r) {
   return JsonText(buf);
 }
 
-Result<RegisterRequest> ParseRegisterRequest(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "register request"));
+Result<RegisterRequest> ParseRegisterRequest(std::string_view json, const JsonLimits& limits) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "register request", limits));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
   RegisterRequest r;
   SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
   SCIMESH_RETURN_IF_ERROR(CheckWorkerId(r.worker_id, "worker_id"));
-  SCIMESH_ASSIGN_OR_RETURN(r.host, o.String("host"));
-  SCIMESH_ASSIGN_OR_RETURN(r.version, o.String("version"));
+  SCIMESH_ASSIGN_OR_RETURN(r.host, o.StringIn("host", 1, kMaxHostBytes));
+  SCIMESH_ASSIGN_OR_RETURN(r.version, o.StringIn("version", 1, kMaxVersionBytes));
   SCIMESH_ASSIGN_OR_RETURN(r.concurrency, o.IntIn("concurrency", 1, kMaxConcurrency));
-  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* defs, o.Array("definitions"));
+  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* defs, o.ArrayIn("definitions", 0, kMaxDefinitions));
   for (rapidjson::SizeType i = 0; i < defs->Size(); ++i) {
     SCIMESH_ASSIGN_OR_RETURN(JsonObject d, JsonObject::Of((*defs)[i], ElementPath("definitions", i)));
-    WorkflowDefinition def;
-    SCIMESH_ASSIGN_OR_RETURN(def.workflow, d.String("workflow"));
-    SCIMESH_ASSIGN_OR_RETURN(def.version, d.String("version"));
-    SCIMESH_RETURN_IF_ERROR(CheckIdentifier(def.workflow, d.FieldPath("workflow")));
-    SCIMESH_RETURN_IF_ERROR(CheckIdentifier(def.version, d.FieldPath("version")));
-    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* steps, d.Array("steps"));
-    for (rapidjson::SizeType j = 0; j < steps->Size(); ++j) {
-      SCIMESH_ASSIGN_OR_RETURN(JsonObject so, JsonObject::Of((*steps)[j], ElementPath(d.FieldPath("steps"), j)));
-      SCIMESH_ASSIGN_OR_RETURN(StepDefinition step, StepFrom(so));
-      def.steps.push_back(std::move(step));
-    }
-    // Every need names a step of this workflow (the coordinator's rule; it
-    // also refuses cycles, which a client cannot build by mistake this way).
-    for (size_t j = 0; j < def.steps.size(); ++j) {
-      for (const std::string& need : def.steps[j].needs) {
-        const bool known = std::any_of(def.steps.begin(), def.steps.end(),
-                                       [&](const StepDefinition& s) { return s.id == need && &s != &def.steps[j]; });
-        if (!known) {
-          return Status::InvalidArgument(ElementPath(d.FieldPath("steps"), j) + ".needs: names '" + need +
-                                         "', which is not a step of this workflow");
-        }
+    SCIMESH_ASSIGN_OR_RETURN(WorkflowDefinition def, DefinitionFrom(d));
+    for (size_t k = 0; k < r.definitions.size(); ++k) {
+      if (r.definitions[k].workflow == def.workflow && r.definitions[k].version == def.version) {
+        return Status::InvalidField(ElementPath("definitions", i), "repeats definitions[" + std::to_string(k) + "]");
       }
     }
     r.definitions.push_back(std::move(def));
   }
   return r;
+}
+
+Result<WorkflowDefinition> ParseWorkflowDefinition(std::string_view json, const JsonLimits& limits) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "workflow definition", limits));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
+  return DefinitionFrom(o);
 }
 
 std::string SerializeRegisterResponse(const RegisterResponse& r) {

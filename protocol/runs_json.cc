@@ -78,8 +78,8 @@ std::string SerializeRunCreateRequest(const RunCreateRequest& r) {
   return JsonText(buf);
 }
 
-Result<RunCreateRequest> ParseRunCreateRequest(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "run request"));
+Result<RunCreateRequest> ParseRunCreateRequest(std::string_view json, const JsonLimits& limits) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "run request", limits));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
   RunCreateRequest r;
   SCIMESH_ASSIGN_OR_RETURN(r.workflow, o.String("workflow"));
@@ -87,7 +87,7 @@ Result<RunCreateRequest> ParseRunCreateRequest(std::string_view json) {
   SCIMESH_ASSIGN_OR_RETURN(r.version, o.OptString("version"));
   if (r.version) SCIMESH_RETURN_IF_ERROR(CheckIdentifier(*r.version, o.FieldPath("version")));
   SCIMESH_ASSIGN_OR_RETURN(r.input_json, o.RawObject("input"));
-  r.correlation_json = o.OptRaw("correlation");
+  if (o.Has("correlation")) r.correlation_json = o.OptRaw("correlation");
   SCIMESH_ASSIGN_OR_RETURN(r.deadline_s, o.OptIntIn("deadline_s", 1, kMaxRunDeadlineS));
   return r;
 }

@@ -31,12 +31,22 @@ std::string Status::ToString() const {
   return out;
 }
 
+Status Status::InvalidField(std::string field, std::string why) {
+  Status s(Code::kInvalidArgument, field.empty() ? why : field + ": " + why);
+  s.field_ = std::move(field);
+  s.why_ = std::move(why);
+  return s;
+}
+
 Status Status::WithContext(std::string_view context) const {
   if (ok()) return *this;
   std::string m(context);
   m += ": ";
   m += message_;
-  return Status(code_, std::move(m));
+  Status s(code_, std::move(m));
+  s.field_ = field_;
+  s.why_ = why_;
+  return s;
 }
 
 }  // namespace scimesh

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cassert>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -52,10 +53,19 @@ class [[nodiscard]] Status {
   static Status Io(std::string m) { return {Code::kIo, std::move(m)}; }
   static Status DataLoss(std::string m) { return {Code::kDataLoss, std::move(m)}; }
   static Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
+  // kInvalidArgument about one field of a message, by its path
+  // ("free.nodes[1].cpus"; "" for the message as a whole): message() is
+  // "<field>: <why>" (or "<why>"), and field()/why() keep the parts for a
+  // reply that names the field (the coordinator's 400 `field`).
+  static Status InvalidField(std::string field, std::string why);
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
+  // Set only by InvalidField (WithContext keeps them): the field's path and
+  // the reason without the path.
+  const std::optional<std::string>& field() const { return field_; }
+  const std::string& why() const { return why_; }
 
   // "invalid_argument: field 'max' must be 1..64"; "ok" when OK.
   std::string ToString() const;
@@ -70,6 +80,8 @@ class [[nodiscard]] Status {
  private:
   Code code_ = Code::kOk;
   std::string message_;
+  std::optional<std::string> field_;
+  std::string why_;
 };
 
 // A value of type T, or the Status that says why there is none.

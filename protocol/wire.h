@@ -36,6 +36,10 @@ enum class FailClass {
   kPreempted,
 };
 
+// Classes that spend the retry budget, the only ones a step's `retry_on` may
+// name (all but fatal, unservable, preempted).
+bool SpendsBudget(FailClass c);
+
 enum class Delivery { kAtLeastOnce, kAtMostOnce };
 
 // An attempt's and a run's states (docs/protocol.md "State machines"), as

@@ -34,6 +34,16 @@ RoundTrip Via(Result<T> (*parse)(std::string_view), std::string (*write)(const T
   };
 }
 
+// A request parser, with the client's limits.
+template <typename T>
+RoundTrip Via(Result<T> (*parse)(std::string_view, const JsonLimits&), std::string (*write)(const T&)) {
+  return [parse, write](std::string_view text) -> Result<std::string> {
+    auto v = parse(text, JsonLimits{});
+    if (!v.ok()) return v.status();
+    return write(*v);
+  };
+}
+
 const std::map<std::string, RoundTrip>& Examples() {
   static const std::map<std::string, RoundTrip> m = {
       {"register.request.json", Via(ParseRegisterRequest, SerializeRegisterRequest)},
@@ -231,6 +241,29 @@ TEST(WireJson, WrongTypesNameTheField) {
   auto f = ParseFailRequest(R"({"worker_id":"w","attempt":1,"error":{"class":"oops","message":""}})");
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.status().message().find("error.class"), std::string::npos);
+}
+
+// A refusal keeps the field's path apart from why, for a reply that names it
+// (the coordinator's 400): nested objects and array elements alike.
+TEST(WireJson, RefusalsCarryTheFieldPath) {
+  auto c = ParseClaimRequest(R"({"worker_id":"w","max":1,"free":{"walltime_s":1,
+      "nodes":[{"name":"a","cpus":1,"gpus":0},{"name":"b","cpus":-1,"gpus":0}]}})");
+  ASSERT_FALSE(c.ok());
+  ASSERT_TRUE(c.status().field().has_value());
+  EXPECT_EQ(*c.status().field(), "free.nodes[1].cpus");
+  EXPECT_EQ(c.status().why(), "must be an integer from 0 to 2147483647");
+  EXPECT_EQ(c.status().message(), "free.nodes[1].cpus: must be an integer from 0 to 2147483647");
+  auto r = ParseRegisterRequest(R"({"worker_id":"w","host":"h","version":"1","concurrency":1,"definitions":[
+      {"workflow":"a","version":"1","steps":[{"id":"s"},{"id":"t","retry_on":["timeout","fatal"]}]}]})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().field().value_or("(none)"), "definitions[0].steps[1].retry_on[1]");
+  // The text as a whole: the field is "", the message keeps its context.
+  auto m = ParseBeatRequest("{");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().field().value_or("(none)"), "");
+  EXPECT_EQ(m.status().message().rfind("lease call: malformed JSON", 0), 0u) << m.status().message();
+  // Other statuses name no field.
+  EXPECT_FALSE(Status::Internal("x").field().has_value());
 }
 
 TEST(WireJson, EnumNamesRoundTrip) {

@@ -76,6 +76,9 @@ std::optional<RefusalReason> ParseRefusalReason(std::string_view name) {
 }
 std::string_view FailClassName(FailClass cls) { return NameOf(kClasses, cls); }
 std::optional<FailClass> ParseFailClass(std::string_view name) { return ValueOf(kClasses, name); }
+bool SpendsBudget(FailClass c) {
+  return c != FailClass::kFatal && c != FailClass::kUnservable && c != FailClass::kPreempted;
+}
 std::string_view DeliveryName(Delivery delivery) { return NameOf(kDeliveries, delivery); }
 std::optional<Delivery> ParseDelivery(std::string_view name) { return ValueOf(kDeliveries, name); }
 std::string_view AttemptStateName(AttemptState state) { return NameOf(kAttemptStates, state); }

@@ -1,9 +1,9 @@
-// Tests of limited JSON parsing and the typed field reader.
-#include "coordinator/json_input.h"
+// Tests of the coordinator's JSON reading (protocol/json_io.h's ParseJson
+// under the server's limits, kServerJsonLimits): depth, string length,
+// UTF-8, repeated keys, exact numbers.
+#include "coordinator/json_text.h"
 
 #include <gtest/gtest.h>
-
-#include "coordinator/json_text.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -14,8 +14,13 @@ TEST(ParseJson, AcceptsDepthUpToTheLimit) {
   EXPECT_TRUE(ParseJson(Nested(64)).ok());
   auto deep = ParseJson(Nested(65));
   ASSERT_FALSE(deep.ok());
-  EXPECT_EQ(deep.error().http_status, 400);
-  EXPECT_NE(deep.error().message.find("deeper"), std::string::npos);
+  EXPECT_EQ(deep.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(deep.status().message().find("deeper"), std::string::npos);
+}
+
+TEST(ParseJson, TheClientsLimitsAllowDeeperNesting) {
+  EXPECT_TRUE(scimesh::ParseJson(Nested(65), "test").ok());
+  EXPECT_FALSE(scimesh::ParseJson(Nested(129), "test").ok());
 }
 
 TEST(ParseJson, HugeDepthDoesNotOverflowTheStack) {
@@ -29,6 +34,8 @@ TEST(ParseJson, RefusesLongStringsAndKeys) {
   EXPECT_TRUE(ParseJson(ok).ok());
   EXPECT_FALSE(ParseJson(long_value).ok());
   EXPECT_FALSE(ParseJson(long_key).ok());
+  // The client's limits (the defaults) take them: only the server caps strings.
+  EXPECT_TRUE(scimesh::ParseJson(long_value, "test").ok());
 }
 
 TEST(ParseJson, RefusesMalformedTrailingGarbageAndBadUtf8) {
@@ -44,7 +51,7 @@ TEST(ParseJson, RefusesMalformedTrailingGarbageAndBadUtf8) {
   EXPECT_FALSE(ParseJson(std::string_view("\"\xf4", 2)).ok());
   auto bad = ParseJson("{\"a\":}");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("offset"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("offset"), std::string::npos);
 }
 
 // Found by fuzz/coordinator_requests_fuzzer: a definition's canonical text
@@ -79,7 +86,7 @@ TEST(ParseJson, RefusesLoneSurrogateEscapes) {
   for (const char* text : {R"({"x":"\udc00"})", R"({"\udfff":1})"}) {
     auto doc = ParseJson(text);
     ASSERT_FALSE(doc.ok()) << text;
-    EXPECT_NE(doc.error().message.find("UTF-8"), std::string::npos) << doc.error().message;
+    EXPECT_NE(doc.status().message().find("UTF-8"), std::string::npos) << doc.status().message();
   }
   EXPECT_FALSE(ParseJson(R"({"x":"a\ud800b"})").ok());  // RapidJSON refuses a lone high one itself
   EXPECT_TRUE(ParseJson(R"({"x":"\ud83d\ude00 \u00e9"})").ok());  // a pair, and a plain escape
@@ -90,51 +97,8 @@ TEST(ParseJson, RefusesLoneSurrogateEscapes) {
 TEST(ParseJson, RefusesAKeyThatRepeatsInAnObject) {
   auto doc = ParseJson(R"({"input":{"l":1,"m":2,"l":3}})");
   ASSERT_FALSE(doc.ok());
-  EXPECT_NE(doc.error().message.find("repeats"), std::string::npos) << doc.error().message;
+  EXPECT_NE(doc.status().message().find("repeats"), std::string::npos) << doc.status().message();
   EXPECT_TRUE(ParseJson(R"({"a":{"l":1},"b":{"l":1},"l":[{"l":1},{"l":2}]})").ok());  // same key, other objects
-}
-
-TEST(FieldReader, ReadsTypedFieldsAndNamesTheFirstProblem) {
-  auto doc = ParseJson(R"({"s":"abc","n":5,"o":{"x":"1"},"a":[1],"nul":null})");
-  ASSERT_TRUE(doc.ok());
-  InputProblems p;
-  FieldReader r(*doc.value(), "", p);
-  EXPECT_EQ(r.String("s", Need::kRequired, 1, 8), "abc");
-  EXPECT_EQ(r.Int("n", Need::kRequired, 1, 8), 5);
-  EXPECT_NE(r.Object("o", Need::kRequired), nullptr);
-  EXPECT_NE(r.Array("a", Need::kRequired, 1, 1), nullptr);
-  EXPECT_EQ(r.String("nul", Need::kOptional, 1, 8), std::nullopt);  // null is absent
-  EXPECT_FALSE(p.any());
-
-  FieldReader o(*r.Object("o", Need::kRequired), "o", p);
-  EXPECT_EQ(o.Int("x", Need::kRequired, 0, 9), std::nullopt);  // "1" is a string
-  EXPECT_EQ(r.Int("missing", Need::kRequired, 0, 9), std::nullopt);
-  ASSERT_TRUE(p.any());
-  EXPECT_EQ(p.error().field, "o.x");  // the first problem wins
-}
-
-TEST(FieldReader, RangeAndTypeErrors) {
-  auto doc = ParseJson(R"({"n":65,"f":1.0,"b":true,"s":""})");
-  ASSERT_TRUE(doc.ok());
-  for (const char* name : {"n", "f", "b"}) {
-    InputProblems p;
-    FieldReader r(*doc.value(), "", p);
-    EXPECT_EQ(r.Int(name, Need::kRequired, 1, 64), std::nullopt);
-    EXPECT_EQ(p.error().field, name);
-  }
-  InputProblems p;
-  FieldReader r(*doc.value(), "", p);
-  EXPECT_EQ(r.String("s", Need::kRequired, 1, 8), std::nullopt);
-  EXPECT_EQ(p.error().field, "s");
-}
-
-TEST(FieldReader, NonObjectIsAProblem) {
-  auto doc = ParseJson("[1]");
-  ASSERT_TRUE(doc.ok());
-  InputProblems p;
-  FieldReader r(*doc.value(), "", p);
-  EXPECT_TRUE(p.any());
-  EXPECT_FALSE(r.Has("x"));
 }
 
 }  // namespace
