@@ -1,7 +1,7 @@
 // The hub's thread: timers for every lease, and their beats on one multi handle.
 #include "protocol/heartbeat_hub.h"
 
-#include <climits>
+#include <deque>
 #include <queue>
 #include <random>
 #include <unordered_map>
@@ -17,9 +17,10 @@ namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("heartbeat"); }
 
-// Concurrent beats beyond this wait in libcurl's queue for a kept-alive
-// connection instead of opening more.
-constexpr long kMaxConnections = 8;
+// Beats in flight at once (so kept-alive connections at most). More wait in
+// the hub's own first-come-first-served queue: a try's timeout starts when it
+// is sent, and no lease waits behind leases that beat after it.
+constexpr size_t kMaxConnections = 8;
 // The longest sleep with nothing due (a wake-up an hour costs nothing).
 constexpr Millis kLongestSleep = std::chrono::hours(1);
 
@@ -52,7 +53,8 @@ class HeartbeatHub::Runner {
   // The lease's next move at `now` (lease.mu held, `lease` kept alive by the caller).
   void Service(const LeasePtr& lease, MonoTime now);
   void BeginBeat(HubLease& l, MonoTime now);
-  void StartTry(HubLease& l, MonoTime now);
+  void StartTry(HubLease& l, MonoTime now);  // or queue it for a connection
+  void StartQueued(MonoTime now);
   void TryDone(HubLease& l, CURLcode code, MonoTime now);
   void EndBeat(HubLease& l, const Result<HttpResponse>& r);
   void Abandon(HubLease& l);  // a try in flight is dropped
@@ -66,6 +68,8 @@ class HeartbeatHub::Runner {
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   uint64_t next_timer_ = 0;
   std::vector<CURL*> idle_easy_;
+  size_t in_flight_ = 0;
+  std::deque<HubLease*> waiting_;  // kQueued leases, first come first
   std::mt19937_64 rng_;
 };
 
@@ -126,6 +130,7 @@ bool HeartbeatHub::Runner::Step() {
     it->second->timer = 0;
     Locked(t.lease, now, nullptr);
   }
+  StartQueued(now);
 
   Millis sleep = kLongestSleep;
   if (!timers_.empty()) {
@@ -143,6 +148,20 @@ void HeartbeatHub::Runner::Locked(HubLease* key, MonoTime now, CURLcode* done) {
   std::lock_guard<std::mutex> lock(lease->mu);
   if (done != nullptr) TryDone(*lease, *done, now);
   Service(lease, now);
+}
+
+void HeartbeatHub::Runner::StartQueued(MonoTime now) {
+  while (in_flight_ < kMaxConnections && !waiting_.empty()) {
+    HubLease* key = waiting_.front();
+    waiting_.pop_front();
+    auto it = leases_.find(key);
+    if (it == leases_.end()) continue;
+    const LeasePtr lease = it->second;
+    std::lock_guard<std::mutex> lock(lease->mu);
+    if (lease->phase != HubLease::Phase::kQueued || lease->st.stop) continue;  // stale entry
+    StartTry(*lease, now);
+    Service(lease, now);
+  }
 }
 
 void HeartbeatHub::Runner::Service(const LeasePtr& lease, MonoTime now) {
@@ -167,6 +186,10 @@ void HeartbeatHub::Runner::Service(const LeasePtr& lease, MonoTime now) {
         BeginBeat(l, now);
         continue;
       }
+      case HubLease::Phase::kQueued:
+        if (!l.call.deadline->PassedAt(now)) return Arm(l, l.call.deadline->at());
+        EndBeat(l, Status::Timeout(l.name + ": the lease deadline passed"));
+        continue;
       case HubLease::Phase::kInFlight:
         // The hub's own timer, not the transfer, ends a beat at its deadline.
         if (!l.call.deadline->PassedAt(now)) return Arm(l, l.call.deadline->at());
@@ -195,6 +218,11 @@ void HeartbeatHub::Runner::BeginBeat(HubLease& l, MonoTime now) {
 }
 
 void HeartbeatHub::Runner::StartTry(HubLease& l, MonoTime now) {
+  if (in_flight_ >= kMaxConnections) {
+    l.phase = HubLease::Phase::kQueued;
+    waiting_.push_back(&l);
+    return;
+  }
   ++l.tries;
   const Millis left = l.call.deadline->RemainingAt(now);
   if (left <= Millis(0)) return EndBeat(l, Status::Timeout(l.name + ": the lease deadline passed"));
@@ -218,6 +246,7 @@ void HeartbeatHub::Runner::StartTry(HubLease& l, MonoTime now) {
     return EndBeat(l, s);
   }
   curl_multi_add_handle(core_->multi, e);
+  ++in_flight_;
   l.phase = HubLease::Phase::kInFlight;
 }
 
@@ -243,12 +272,15 @@ void HeartbeatHub::Runner::EndBeat(HubLease& l, const Result<HttpResponse>& r) {
 
 void HeartbeatHub::Runner::Abandon(HubLease& l) {
   if (l.easy != nullptr) {
+    if (l.phase == HubLease::Phase::kInFlight) --in_flight_;
     curl_multi_remove_handle(core_->multi, l.easy);
     l.exchange.reset();
     idle_easy_.push_back(l.easy);
     l.easy = nullptr;
   }
-  if (l.phase == HubLease::Phase::kInFlight) l.phase = HubLease::Phase::kIdle;
+  if (l.phase == HubLease::Phase::kInFlight || l.phase == HubLease::Phase::kQueued) {
+    l.phase = HubLease::Phase::kIdle;
+  }
 }
 
 void HeartbeatHub::Runner::Arm(HubLease& l, MonoTime at) {
@@ -265,8 +297,7 @@ Result<std::unique_ptr<HeartbeatHub>> HeartbeatHub::Create(ClientOptions options
   auto core = std::make_shared<HubCore>();
   core->multi = curl_multi_init();
   if (core->multi == nullptr) return Status::Internal("curl_multi_init failed");
-  curl_multi_setopt(core->multi, CURLMOPT_MAX_HOST_CONNECTIONS, kMaxConnections);
-  curl_multi_setopt(core->multi, CURLMOPT_MAXCONNECTS, kMaxConnections);
+  curl_multi_setopt(core->multi, CURLMOPT_MAXCONNECTS, static_cast<long>(kMaxConnections));
   auto runner = std::make_unique<Runner>(std::move(options), core);
   std::unique_ptr<HeartbeatHub> hub(new HeartbeatHub(core, std::move(runner)));
   try {

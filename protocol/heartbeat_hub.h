@@ -1,5 +1,6 @@
 // HeartbeatHub: keeps many leases alive from ONE thread and ONE libcurl multi
-// handle (kept-alive HTTP/1.1 connections, reused by every lease's beats).
+// handle (kept-alive HTTP/1.1 connections, reused by every lease's beats; at
+// most 8 beats in flight, the rest wait first come, first served).
 //
 // Each lease gets a HeartbeatControl handle that behaves exactly like a
 // HeartbeatLoop (heartbeat_loop.h; both follow HeartbeatState's rules): beats

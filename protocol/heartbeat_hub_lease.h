@@ -24,8 +24,10 @@ struct HubCore;
 struct HubLease {
   HubLease(HeartbeatConfig config, std::shared_ptr<CancellationToken> token) : st(std::move(config), std::move(token)) {}
 
-  // What the hub's thread does next for this lease.
-  enum class Phase { kIdle, kInFlight, kBackoff };
+  // What the hub's thread does next for this lease: wait for the next beat
+  // (kIdle), for a free connection (kQueued), for an answer (kInFlight), or
+  // for the next try (kBackoff).
+  enum class Phase { kIdle, kQueued, kInFlight, kBackoff };
 
   std::mutex mu;
   HeartbeatState st;     // guarded by mu

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -40,6 +41,7 @@ class HeartbeatControlTest : public ::testing::TestWithParam<Keeper> {
     o.coordinator_url = s.url();
     o.token = Token("tok-hb");
     o.backoff = BackoffPolicy{Millis(20), 2.0, 0.5, Millis(100)};
+    o.max_response_bytes = max_response_bytes_;
     return o;
   }
 
@@ -68,6 +70,7 @@ class HeartbeatControlTest : public ::testing::TestWithParam<Keeper> {
   std::string dir_, state_path_;
   std::unique_ptr<Client> client_;
   std::unique_ptr<HeartbeatHub> hub_;
+  size_t max_response_bytes_ = 64u << 20;
 };
 
 std::string Extend(int64_t ttl_ms) {
@@ -266,6 +269,62 @@ TEST_P(HeartbeatControlTest, ResumeAfterPauseBeatsAtOnceWithTheGivenDeadline) {
   EXPECT_EQ(state->state, LeaseHold::kHeld);
   EXPECT_EQ(state->deadline_mono_ms, MonoMillis(given));
   EXPECT_FALSE(token->cancelled());
+}
+
+TEST_P(HeartbeatControlTest, ARedirectIsNeverFollowedSoTheTokenStaysHome) {
+  auto elsewhere =
+      HostileServer::Start([](const RecordedRequest&) { return Reply::Json(200, Extend(5000)); }, "127.0.0.2");
+  auto server = HostileServer::Start(
+      [&](const RecordedRequest& r) { return Reply::Redirect(307, elsewhere->url() + r.target); });
+  auto token = std::make_shared<CancellationToken>();
+  auto loop = Keep(*server, Config(Millis(50), Millis(400)), token);
+  ASSERT_TRUE(loop->Start().ok());
+  // A redirected beat is a failed beat: only the deadline ends the lease.
+  ASSERT_TRUE(token->WaitFor(Millis(5000)));
+  EXPECT_EQ(token->reason(), CancelReason::kExpired);
+  loop->Stop();
+  EXPECT_GE(server->requests().size(), 2u);
+  EXPECT_EQ(elsewhere->requests().size(), 0u) << "a beat (and its token) went to another host";
+}
+
+TEST_P(HeartbeatControlTest, AnAnswerOverTheSizeLimitIsNotABeat) {
+  // Valid JSON padded with whitespace past the limit: only the limit refuses it.
+  auto server = HostileServer::Start(
+      [](const RecordedRequest&) { return Reply::Json(200, Extend(5000) + std::string(4096, ' ')); });
+  max_response_bytes_ = 1024;
+  auto token = std::make_shared<CancellationToken>();
+  auto loop = Keep(*server, Config(Millis(50), Millis(400)), token);
+  ASSERT_TRUE(loop->Start().ok());
+  ASSERT_TRUE(token->WaitFor(Millis(5000)));
+  EXPECT_EQ(token->reason(), CancelReason::kExpired);
+  loop->Stop();
+  EXPECT_EQ(loop->beats(), 0);
+}
+
+TEST_P(HeartbeatControlTest, TransportFailuresAndServerErrorsAreRetriedWithinTheBeat) {
+  std::atomic<int> n{0};
+  auto server = HostileServer::Start([&](const RecordedRequest&) {
+    const int i = n++;
+    if (i == 0) return Reply::Reset();
+    if (i == 1) return Reply::Json(503, R"({"error":"unavailable","message":"busy"})");
+    return Reply::Json(200, Extend(20000));
+  });
+  auto token = std::make_shared<CancellationToken>();
+  HeartbeatConfig config = Config(Millis(60000), Millis(10000));
+  config.granted_at = std::chrono::steady_clock::now() - Millis(60000);  // the first beat is due now
+  auto loop = Keep(*server, config, token);
+  ASSERT_TRUE(loop->Start().ok());
+  ASSERT_TRUE(server->WaitForCount(3, Millis(5000)));
+  // No condition to wait on for the third answer's effect: poll, bounded.
+  const MonoTime until = std::chrono::steady_clock::now() + Millis(5000);
+  while (loop->beats() < 1 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(Millis(5));
+  }
+  EXPECT_EQ(loop->beats(), 1) << "one beat, three tries";
+  loop->Stop();
+  EXPECT_FALSE(token->cancelled());
+  EXPECT_EQ(server->requests().size(), 3u);
+  EXPECT_GT(loop->deadline().at(), config.deadline.at());
 }
 
 INSTANTIATE_TEST_SUITE_P(Keepers, HeartbeatControlTest, ::testing::Values(Keeper::kLoop, Keeper::kHub),

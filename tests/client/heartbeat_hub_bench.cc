@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -68,6 +69,11 @@ int StartCoordinator(pid_t* child, int* keep_fd) {
     char c;
     while (::read(keep[0], &c, 1) > 0) {
     }
+    std::set<int> connections;
+    for (const auto& r : server->requests()) connections.insert(r.connection);
+    std::printf("fake coordinator: %zu requests over %zu connections\n", server->requests().size(),
+                connections.size());
+    std::fflush(stdout);
     std::_Exit(0);  // the server's threads die with the process
   }
   ::close(port_pipe[1]);
@@ -158,7 +164,8 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     Measure("between beats (idle)", h, seconds);
   }
-  ::close(keep_fd);
+  std::fflush(stdout);
+  ::close(keep_fd);  // the child prints its connection count and ends
   ::waitpid(child, nullptr, 0);
   return 0;
 }
