@@ -56,6 +56,18 @@ class HeartbeatControlTest : public ::testing::TestWithParam<Keeper> {
     return hub_->Add(std::move(c), std::move(token));
   }
 
+  // Keeps a lease beating every 50 ms against `s` until its deadline (`ttl`
+  // from now) ends it, as it must when no beat succeeds. Returns its beats().
+  int64_t BeatUntilExpired(const HostileServer& s, Millis ttl) {
+    auto token = std::make_shared<CancellationToken>();
+    auto keeper = Keep(s, Config(Millis(50), ttl), token);
+    EXPECT_TRUE(keeper->Start().ok());
+    EXPECT_TRUE(token->WaitFor(Millis(5000)));
+    EXPECT_EQ(token->reason(), CancelReason::kExpired);
+    keeper->Stop();
+    return keeper->beats();
+  }
+
   HeartbeatConfig Config(Millis interval, Millis ttl) {
     HeartbeatConfig c;
     c.call = LeaseCall{"l_00000000000000d1", 2, "w/1", std::nullopt};
@@ -178,12 +190,7 @@ TEST_P(HeartbeatControlTest, RefusedBeatsAreRetriedUntilTheDeadlineDecides) {
   auto server = HostileServer::Start([](const RecordedRequest&) {
     return Reply::Json(401, R"({"error":"unauthorized","message":"unknown key"})");
   });
-  auto token = std::make_shared<CancellationToken>();
-  auto loop = Keep(*server, Config(Millis(50), Millis(500)), token);
-  ASSERT_TRUE(loop->Start().ok());
-  ASSERT_TRUE(token->WaitFor(Millis(5000)));
-  EXPECT_EQ(token->reason(), CancelReason::kExpired);
-  loop->Stop();
+  EXPECT_EQ(BeatUntilExpired(*server, Millis(500)), 0);
   EXPECT_GE(server->requests().size(), 3u);
 }
 
@@ -276,13 +283,8 @@ TEST_P(HeartbeatControlTest, ARedirectIsNeverFollowedSoTheTokenStaysHome) {
       HostileServer::Start([](const RecordedRequest&) { return Reply::Json(200, Extend(5000)); }, "127.0.0.2");
   auto server = HostileServer::Start(
       [&](const RecordedRequest& r) { return Reply::Redirect(307, elsewhere->url() + r.target); });
-  auto token = std::make_shared<CancellationToken>();
-  auto loop = Keep(*server, Config(Millis(50), Millis(400)), token);
-  ASSERT_TRUE(loop->Start().ok());
   // A redirected beat is a failed beat: only the deadline ends the lease.
-  ASSERT_TRUE(token->WaitFor(Millis(5000)));
-  EXPECT_EQ(token->reason(), CancelReason::kExpired);
-  loop->Stop();
+  EXPECT_EQ(BeatUntilExpired(*server, Millis(400)), 0);
   EXPECT_GE(server->requests().size(), 2u);
   EXPECT_EQ(elsewhere->requests().size(), 0u) << "a beat (and its token) went to another host";
 }
@@ -292,13 +294,7 @@ TEST_P(HeartbeatControlTest, AnAnswerOverTheSizeLimitIsNotABeat) {
   auto server = HostileServer::Start(
       [](const RecordedRequest&) { return Reply::Json(200, Extend(5000) + std::string(4096, ' ')); });
   max_response_bytes_ = 1024;
-  auto token = std::make_shared<CancellationToken>();
-  auto loop = Keep(*server, Config(Millis(50), Millis(400)), token);
-  ASSERT_TRUE(loop->Start().ok());
-  ASSERT_TRUE(token->WaitFor(Millis(5000)));
-  EXPECT_EQ(token->reason(), CancelReason::kExpired);
-  loop->Stop();
-  EXPECT_EQ(loop->beats(), 0);
+  EXPECT_EQ(BeatUntilExpired(*server, Millis(400)), 0);
 }
 
 TEST_P(HeartbeatControlTest, TransportFailuresAndServerErrorsAreRetriedWithinTheBeat) {
