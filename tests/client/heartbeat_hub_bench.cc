@@ -2,7 +2,8 @@
 // CPU and RSS of this process while it holds N leases beating every second
 // against a fake coordinator in a child process, with one HeartbeatHub
 // ("hub") or one HeartbeatLoop and Client per lease ("loop", today's way);
-// then the same leases between beats (heartbeat_ms one hour): the idle cost.
+// the same with a lease state file each (rewritten after every beat); then
+// the same leases between beats (heartbeat_ms one hour): the idle cost.
 //
 // Usage: scimesh_heartbeat_hub_bench [hub|loop] [leases=1000] [seconds=10]
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include "protocol/heartbeat_hub.h"
 #include "protocol/heartbeat_loop.h"
 #include "protocol/log.h"
+#include "protocol/test_dir.h"
 #include "tests/client/hostile_server.h"
 
 using namespace scimesh;
@@ -91,8 +93,9 @@ struct Held {
 };
 
 // `n` leases beating every `interval`, their cadences spread over one second
-// (leases are claimed at different times).
-Held Hold(bool hub, int n, Millis interval, const ClientOptions& options) {
+// (leases are claimed at different times). With `state_dir`, each lease's
+// state file is there.
+Held Hold(bool hub, int n, Millis interval, const ClientOptions& options, const std::string& state_dir = "") {
   Held h;
   if (hub) h.hub = HeartbeatHub::Create(options).value();
   const MonoTime now = std::chrono::steady_clock::now();
@@ -104,6 +107,7 @@ Held Hold(bool hub, int n, Millis interval, const ClientOptions& options) {
     c.interval = interval;
     c.granted_at = now - Millis(1000) * i / n;
     c.deadline = LeaseDeadline::FromTtl(now, Millis(30000));
+    if (!state_dir.empty()) c.state_path = state_dir + "/" + id + ".state";
     auto token = std::make_shared<CancellationToken>();
     if (hub) {
       h.leases.push_back(h.hub->Add(c, token));
@@ -158,6 +162,12 @@ int main(int argc, char** argv) {
     Held h = Hold(hub, n, Millis(1000), options);
     std::this_thread::sleep_for(std::chrono::seconds(2));  // every lease has beaten
     Measure("heartbeat_ms 1000", h, seconds);
+  }
+  {
+    TestDir dir;
+    Held h = Hold(hub, n, Millis(1000), options, dir.path());
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    Measure("... with state files", h, seconds);
   }
   {
     Held h = Hold(hub, n, std::chrono::hours(1), options);

@@ -4,12 +4,17 @@
 // expiry.
 #include "protocol/heartbeat_hub.h"
 
+#include <atomic>
 #include <map>
+#include <sstream>
 #include <set>
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 
 #include "protocol/lease_state.h"
+#include "protocol/log.h"
 #include "protocol/test_dir.h"
 #include "tests/client/fake_coordinator.h"
 #include "tests/client/hostile_server.h"
@@ -217,6 +222,36 @@ TEST_F(HeartbeatHubTest, HandlesOutliveTheHubSafely) {
   live.reset();
   unstarted.reset();
   EXPECT_EQ(server->requests().size(), beats) << "a beat after the hub was destroyed";
+}
+
+TEST_F(HeartbeatHubTest, TheTokenNeverReachesTheLogsWhenTheCoordinatorEchoesIt) {
+  const std::string secret = "tok-hub-must-never-leak-5a17";
+  std::ostringstream captured;
+  log::SetSink(std::make_shared<spdlog::sinks::ostream_sink_mt>(captured));
+  {
+    // A hostile coordinator that echoes the credentials back in its errors:
+    // a 500 (retried within the beat, logged) and then 401s (logged as failed beats).
+    std::atomic<int> n{0};
+    auto server = HostileServer::Start([&](const RecordedRequest& r) {
+      const std::string echo = "rejected " + r.Header("authorization") + " (raw " + secret + ")";
+      return Reply::Json(n++ == 0 ? 500 : 401, R"({"error":"x","message":")" + echo + R"("})");
+    });
+    ClientOptions o;
+    o.coordinator_url = server->url();
+    o.token = Token(secret);
+    o.backoff = BackoffPolicy{Millis(20), 2.0, 0.5, Millis(100)};
+    auto hub = HeartbeatHub::Create(o).value();
+    auto token = std::make_shared<CancellationToken>();
+    auto lease = hub->Add(Config(0, Millis(50), Millis(400)), token);
+    ASSERT_TRUE(lease->Start().ok());
+    ASSERT_TRUE(token->WaitFor(Millis(5000)));
+    lease->Stop();
+  }
+  log::SetSink(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  const std::string logs = captured.str();
+  EXPECT_EQ(logs.find(secret), std::string::npos) << logs;
+  // The echoes were logged (so this test could have failed), redacted.
+  EXPECT_NE(logs.find("[redacted]"), std::string::npos) << logs;
 }
 
 }  // namespace
