@@ -90,6 +90,7 @@ struct Held {
   std::unique_ptr<HeartbeatHub> hub;
   std::vector<std::unique_ptr<Client>> clients;
   std::vector<std::unique_ptr<HeartbeatControl>> leases;
+  std::vector<std::shared_ptr<CancellationToken>> tokens;
 };
 
 // `n` leases beating every `interval`, their cadences spread over one second
@@ -109,6 +110,7 @@ Held Hold(bool hub, int n, Millis interval, const ClientOptions& options, const 
     c.deadline = LeaseDeadline::FromTtl(now, Millis(30000));
     if (!state_dir.empty()) c.state_path = state_dir + "/" + id + ".state";
     auto token = std::make_shared<CancellationToken>();
+    h.tokens.push_back(token);
     if (hub) {
       h.leases.push_back(h.hub->Add(c, token));
     } else {
@@ -133,9 +135,11 @@ void Measure(const char* what, const Held& h, int seconds) {
   std::this_thread::sleep_for(std::chrono::seconds(seconds));
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double cpu = CpuSeconds() - cpu0;
-  std::printf("%-22s %6.0f beats/s  cpu %6.2f %% of a core  threads %4ld  rss %6.1f MiB\n", what,
+  int lost = 0;
+  for (const auto& t : h.tokens) lost += t->cancelled() ? 1 : 0;
+  std::printf("%-22s %6.0f beats/s  cpu %6.2f %% of a core  threads %4ld  rss %6.1f MiB  leases lost %d\n", what,
               static_cast<double>(Beats(h) - beats0) / wall, 100.0 * cpu / wall, StatusField("Threads"),
-              static_cast<double>(StatusField("VmRSS")) / 1024.0);
+              static_cast<double>(StatusField("VmRSS")) / 1024.0, lost);
 }
 
 }  // namespace
