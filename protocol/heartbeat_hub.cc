@@ -59,7 +59,7 @@ class HeartbeatHub::Runner {
   void EndBeat(HubLease& l, const Result<HttpResponse>& r);
   void Abandon(HubLease& l);  // a try in flight is dropped
   void Arm(HubLease& l, MonoTime at);
-  void Locked(HubLease* key, MonoTime now, CURLcode* done);
+  void Locked(HubLease* key, MonoTime now, const CURLcode* done);
 
   const ClientOptions options_;
   const HttpSessionOptions session_;
@@ -141,7 +141,7 @@ bool HeartbeatHub::Runner::Step() {
   return true;
 }
 
-void HeartbeatHub::Runner::Locked(HubLease* key, MonoTime now, CURLcode* done) {
+void HeartbeatHub::Runner::Locked(HubLease* key, MonoTime now, const CURLcode* done) {
   auto it = leases_.find(key);
   if (it == leases_.end()) return;
   const LeasePtr lease = it->second;  // Service may erase the table's copy

@@ -136,9 +136,10 @@ TEST_P(HeartbeatControlTest, EachLossReasonCancelsTheTokenAndIsWrittenDown) {
   for (const auto& [name, reason] : std::vector<std::pair<std::string, CancelReason>>{
            {"fenced", CancelReason::kFenced}, {"run_terminal", CancelReason::kRunTerminal}}) {
     std::atomic<int> n{0};
+    const std::string refusal = R"({"error":"conflict","reason":")" + name + R"(","message":"x"})";
     auto server = HostileServer::Start([&](const RecordedRequest&) {
       if (n++ < 2) return Reply::Json(200, Extend(5000));
-      return Reply::Json(409, R"({"error":"conflict","reason":")" + name + R"(","message":"x"})");
+      return Reply::Json(409, refusal);
     });
     auto token = std::make_shared<CancellationToken>();
     auto loop = Keep(*server, Config(Millis(30), Millis(5000)), token);

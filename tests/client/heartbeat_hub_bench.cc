@@ -51,7 +51,7 @@ double CpuSeconds() {
 long StatusField(const std::string& name) {
   std::ifstream in("/proc/self/status");
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind(name + ":", 0) == 0) return std::atol(line.c_str() + name.size() + 1);
+    if (line.rfind(name + ":", 0) == 0) return std::strtol(line.c_str() + name.size() + 1, nullptr, 10);
   }
   return -1;
 }
@@ -75,7 +75,7 @@ int StartCoordinator(pid_t* child, int* keep_fd) {
     for (const auto& r : server->requests()) connections.insert(r.connection);
     std::printf("fake coordinator: %zu requests over %zu connections\n", server->requests().size(),
                 connections.size());
-    std::fflush(stdout);
+    (void)std::fflush(stdout);
     std::_Exit(0);  // the server's threads die with the process
   }
   ::close(port_pipe[1]);
@@ -103,7 +103,7 @@ Held Hold(bool hub, int n, Millis interval, const ClientOptions& options, const 
   for (int i = 0; i < n; ++i) {
     HeartbeatConfig c;
     char id[32];
-    std::snprintf(id, sizeof(id), "l_%016x", i + 1);
+    (void)std::snprintf(id, sizeof(id), "l_%016x", i + 1);
     c.call = LeaseCall{id, 1, "w/bench", std::nullopt};
     c.interval = interval;
     c.granted_at = now - Millis(1000) * i / n;
@@ -146,10 +146,10 @@ void Measure(const char* what, const Held& h, int seconds) {
 
 int main(int argc, char** argv) {
   const bool hub = argc < 2 || std::string(argv[1]) != "loop";
-  const int n = argc > 2 ? std::atoi(argv[2]) : 1000;
-  const int seconds = argc > 3 ? std::atoi(argv[3]) : 10;
+  const int n = argc > 2 ? static_cast<int>(std::strtol(argv[2], nullptr, 10)) : 1000;
+  const int seconds = argc > 3 ? static_cast<int>(std::strtol(argv[3], nullptr, 10)) : 10;
   if (n <= 0 || seconds <= 0) {
-    std::fprintf(stderr, "usage: %s [hub|loop] [leases] [seconds]\n", argv[0]);
+    (void)std::fprintf(stderr, "usage: %s [hub|loop] [leases] [seconds]\n", argv[0]);
     return 2;
   }
   pid_t child = 0;
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     Measure("between beats (idle)", h, seconds);
   }
-  std::fflush(stdout);
+  (void)std::fflush(stdout);
   ::close(keep_fd);  // the child prints its connection count and ends
   ::waitpid(child, nullptr, 0);
   return 0;

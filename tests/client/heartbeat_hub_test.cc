@@ -34,7 +34,7 @@ std::string Extend(int64_t ttl_ms) {
 
 std::string LeaseId(int i) {
   char id[32];
-  std::snprintf(id, sizeof(id), "l_%016x", i + 1);
+  (void)std::snprintf(id, sizeof(id), "l_%016x", i + 1);
   return id;
 }
 
@@ -78,7 +78,7 @@ TEST_F(HeartbeatHubTest, TwoHundredLeasesBeatOverAFewKeptAliveConnections) {
     leases.push_back(hub->Add(Config(i, Millis(200), Millis(10000)), tokens.back()));
     ASSERT_TRUE(leases.back()->Start().ok());
   }
-  ASSERT_TRUE(server->WaitForCount(kLeases * 3, Scaled(Millis(30000))));
+  ASSERT_TRUE(server->WaitForCount(size_t{kLeases} * 3, Scaled(Millis(30000))));
   for (auto& l : leases) l->Stop();
   const auto requests = server->requests();
   std::set<int> connections;
@@ -117,8 +117,8 @@ TEST_F(HeartbeatHubTest, OneFencedLeaseEndsWhileTheOthersBeatOn) {
   ASSERT_TRUE(tokens[0]->WaitFor(Millis(5000)));
   EXPECT_EQ(tokens[0]->reason(), CancelReason::kFenced);
   const size_t before = server->requests().size();
-  // The others go on: each beats several more times.
-  ASSERT_TRUE(server->WaitForCount(before + 3 * 6, Millis(10000)));
+  // The other three go on: 18 more beats, about six each.
+  ASSERT_TRUE(server->WaitForCount(before + size_t{18}, Millis(10000)));
   for (auto& l : leases) l->Stop();
   EXPECT_EQ(BeatsOf(*server, 0), 1u) << "no beat after fenced";
   for (int i = 1; i < 4; ++i) {
