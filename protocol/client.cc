@@ -1,6 +1,7 @@
 // Client: typed calls, the retry loop and the mapping of HTTP answers to values.
 #include "protocol/client.h"
 
+#include "protocol/coordinator_call.h"
 #include "protocol/fail_message.h"
 #include "protocol/log.h"
 #include "protocol/wire_json.h"
@@ -12,19 +13,6 @@ std::shared_ptr<spdlog::logger> Log() { return log::For("client"); }
 
 // No total timeout for artifact transfers: the low-speed abort guards them.
 constexpr Millis kTransferTimeout = std::chrono::hours(24);
-
-Millis Since(MonoTime t) {
-  return std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - t);
-}
-
-template <typename T>
-Result<T> Expect2xx(std::string_view what, const Result<HttpResponse>& r, Result<T> (*parse)(std::string_view)) {
-  if (!r.ok()) return r.status();  // WithRetries named `what` already
-  if (r->status / 100 != 2) return StatusFromErrorResponse(what, *r);
-  auto v = parse(r->body);
-  if (!v.ok()) return v.status().WithContext(std::string(what) + ": unexpected response");
-  return v;
-}
 
 }  // namespace
 
@@ -63,19 +51,9 @@ Client::Client(ClientOptions options, Url base, std::unique_ptr<HttpSession> ses
 Client::~Client() = default;
 
 Result<std::unique_ptr<Client>> Client::Create(ClientOptions options) {
-  while (!options.coordinator_url.empty() && options.coordinator_url.back() == '/') {
-    options.coordinator_url.pop_back();
-  }
-  auto url = ParseUrl(options.coordinator_url);
-  if (!url.ok()) return url.status().WithContext("coordinator URL");
-  SCIMESH_RETURN_IF_ERROR(CheckTransportPolicy(*url, options.allow_insecure_http));
-  HttpSessionOptions so;
-  so.connect_timeout = options.connect_timeout;
-  so.insecure_tls = options.insecure_tls;
-  so.ca_file = options.ca_file;
-  so.user_agent = options.user_agent;
-  SCIMESH_ASSIGN_OR_RETURN(auto session, HttpSession::Create(std::move(so)));
-  return std::unique_ptr<Client>(new Client(std::move(options), std::move(*url), std::move(session)));
+  SCIMESH_ASSIGN_OR_RETURN(Url url, CheckCoordinatorUrl(options));
+  SCIMESH_ASSIGN_OR_RETURN(auto session, HttpSession::Create(SessionOptions(options)));
+  return std::unique_ptr<Client>(new Client(std::move(options), std::move(url), std::move(session)));
 }
 
 void Client::Interrupt() {
@@ -91,10 +69,6 @@ bool Client::SleepUnlessInterrupted(Millis d) {
   return !cv_.wait_for(lock, d, [&] { return session_->interrupted(); });
 }
 
-std::string Client::ApiUrl(const std::string& path) const {
-  return options_.coordinator_url + "/v1/api" + path;
-}
-
 MonoTime Client::BudgetEnd(const std::optional<LeaseDeadline>& deadline) const {
   if (deadline) return deadline->at();
   return std::chrono::steady_clock::now() + options_.retry_budget;
@@ -103,8 +77,6 @@ MonoTime Client::BudgetEnd(const std::optional<LeaseDeadline>& deadline) const {
 Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_end, bool bound_tries,
                                          const Try& once) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  // Every error returned from here names `what` once, at the front.
-  const auto named = [what](const Status& s) { return s.WithContext(what); };
   for (int n = 1;; ++n) {
     if (session_->interrupted()) return Status::Cancelled(std::string(what) + ": interrupted");
     Millis cap = kTransferTimeout;
@@ -113,72 +85,21 @@ Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_
       if (left <= Millis(0)) return Status::Timeout(std::string(what) + ": the lease deadline passed");
       cap = left;
     }
-    auto r = once(cap);
-    Status failure;  // names `what`
-    Millis wait = BackoffDelay(options_.backoff, n, unit(rng_));
-    if (!r.ok()) {
-      const Code code = r.status().code();
-      if (code != Code::kUnavailable && code != Code::kTimeout) return named(r.status());
-      failure = named(r.status());
-    } else if (r->status >= 500 || r->status == 429) {
-      failure = StatusFromErrorResponse(what, *r);
-      if (auto after = ParseRetryAfter(r->Header("retry-after"), std::chrono::system_clock::now())) {
-        wait = std::max(wait, *after);  // the server knows better when to come back
-      }
-    } else {
-      Log()->debug("{} answered {} in {} ms", what, r->status, Since(r->sent_at).count());
-      return r;
-    }
-    if (std::chrono::steady_clock::now() + wait >= budget_end) {
-      return Status(failure.code(),
-                    failure.message() + " (gave up after " + std::to_string(n) + (n == 1 ? " try)" : " tries)"));
-    }
-    Log()->warn("{}; retry {} in {} ms", failure.message(), n, wait.count());
-    if (!SleepUnlessInterrupted(wait)) return Status::Cancelled(std::string(what) + ": interrupted");
+    TryVerdict v = JudgeTry(what, once(cap), BackoffDelay(options_.backoff, n, unit(rng_)));
+    if (v.result) return std::move(*v.result);
+    if (std::chrono::steady_clock::now() + v.wait >= budget_end) return GaveUp(v.failure, n);
+    Log()->warn("{}; retry {} in {} ms", v.failure.message(), n, v.wait.count());
+    if (!SleepUnlessInterrupted(v.wait)) return Status::Cancelled(std::string(what) + ": interrupted");
   }
 }
 
 Result<HttpResponse> Client::Call(std::string_view what, const std::string& method, const std::string& path,
                                   std::string body, Millis timeout, MonoTime budget_end, bool bound_tries) {
-  HttpRequest req;
-  req.method = method;
-  req.url = ApiUrl(path);
-  req.headers = {"Content-Type: application/json", "Accept: application/json"};
-  req.peer = "the coordinator";
-  if (!options_.token.empty()) req.bearer = &options_.token.secret();
-  req.body = std::move(body);
-  req.max_body_bytes = options_.max_response_bytes;
+  HttpRequest req = CoordinatorRequest(options_, method, path, std::move(body));
   return WithRetries(what, budget_end, bound_tries, [&](Millis cap) {
     req.timeout = std::min(timeout, cap);
     return session_->Perform(req);
   });
-}
-
-template <typename T>
-Result<LeaseReply<T>> Client::LeaseAnswer(std::string_view what, const Result<HttpResponse>& r,
-                                          Result<T> (*parse)(std::string_view)) {
-  if (r.ok() && r->status == 409) {
-    auto body = ParseErrorBody(r->body);
-    std::optional<RefusalReason> reason;
-    if (body.ok() && body->reason) reason = ParseRefusalReason(*body->reason);
-    if (!reason) {
-      return Status::InvalidArgument(std::string(what) + " answered 409 without one of the four reasons");
-    }
-    Refusal refusal{*reason, body->message.substr(0, 512), body->outcome};
-    if (*reason == RefusalReason::kNotStarted) {
-      Log()->error("WORKER BUG: {} refused with not_started: complete/fail of an at_most_once attempt "
-                   "whose started never arrived; not retried", what);
-    } else {
-      Log()->info("{} refused: {}", what, RefusalReasonName(*reason));
-    }
-    LeaseReply<T> reply;
-    reply.refusal = std::move(refusal);
-    return reply;
-  }
-  SCIMESH_ASSIGN_OR_RETURN(T value, Expect2xx(what, r, parse));
-  LeaseReply<T> reply;
-  reply.applied = std::move(value);
-  return reply;
 }
 
 Result<RegisterResponse> Client::Register(const RegisterRequest& request) {
@@ -197,28 +118,24 @@ Result<ClaimResult> Client::Claim(const ClaimRequest& request) {
   return ClaimResult{std::move(response), r->sent_at};
 }
 
-Result<LeaseReply<LeaseExtension>> Client::Extend(std::string_view what, const LeaseCall& call, std::string body) {
-  const std::string name = std::string(what) + " " + call.lease_id;
-  auto r = Call(name, "POST", "/steps/" + EscapeComponent(call.lease_id) + "/" + std::string(what),
-                std::move(body), options_.call_timeout, BudgetEnd(call.deadline), call.deadline.has_value());
-  SCIMESH_ASSIGN_OR_RETURN(auto reply, LeaseAnswer(name, r, ParseExtendResponse));
-  LeaseReply<LeaseExtension> out;
-  out.refusal = std::move(reply.refusal);
-  if (reply.applied) {
-    const MonoTime sent = r->sent_at;
-    out.applied = LeaseExtension{std::move(*reply.applied), sent,
-                                 LeaseDeadline::FromTtl(sent, Millis(reply.applied->lease_ttl_ms))};
-  }
-  return out;
-}
-
 Result<LeaseReply<LeaseExtension>> Client::Started(const LeaseCall& call) {
-  return Extend("started", call, SerializeBeatRequest({call.worker_id, call.attempt, std::nullopt}));
+  return Extend("started", call, std::nullopt);
 }
 
 Result<LeaseReply<LeaseExtension>> Client::Heartbeat(const LeaseCall& call,
                                                      const std::optional<std::string>& progress_json) {
-  return Extend("heartbeat", call, SerializeBeatRequest({call.worker_id, call.attempt, progress_json}));
+  return Extend("heartbeat", call, progress_json);
+}
+
+Result<LeaseReply<LeaseExtension>> Client::Extend(std::string_view what, const LeaseCall& call,
+                                                  const std::optional<std::string>& progress_json) {
+  const std::string name = LeaseCallName(what, call);
+  HttpRequest req = ExtendRequest(options_, what, call, progress_json);
+  auto r = WithRetries(name, BudgetEnd(call.deadline), call.deadline.has_value(), [&](Millis cap) {
+    req.timeout = std::min(options_.call_timeout, cap);
+    return session_->Perform(req);
+  });
+  return ExtensionAnswer(name, r);
 }
 
 Result<LeaseReply<CompleteResponse>> Client::Complete(const LeaseCall& call, CompleteRequest request) {
@@ -263,11 +180,4 @@ Result<RunStatus> Client::CancelRun(std::string_view run_id) {
   return Expect2xx("cancel run", r, ParseRunStatus);
 }
 
-}  // namespace scimesh
-
-namespace scimesh {
-// Used by client_artifacts.cc.
-template Result<LeaseReply<ArtifactRef>> Client::LeaseAnswer<ArtifactRef>(std::string_view,
-                                                                         const Result<HttpResponse>&,
-                                                                         Result<ArtifactRef> (*)(std::string_view));
 }  // namespace scimesh

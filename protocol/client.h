@@ -159,12 +159,9 @@ class Client {
   Result<HttpResponse> WithRetries(std::string_view what, MonoTime budget_end, bool bound_tries, const Try& once);
   Result<HttpResponse> Call(std::string_view what, const std::string& method, const std::string& path,
                             std::string body, Millis timeout, MonoTime budget_end, bool bound_tries);
-  template <typename T>
-  Result<LeaseReply<T>> LeaseAnswer(std::string_view what, const Result<HttpResponse>& r,
-                                    Result<T> (*parse)(std::string_view));
-  Result<LeaseReply<LeaseExtension>> Extend(std::string_view what, const LeaseCall& call, std::string body);
+  Result<LeaseReply<LeaseExtension>> Extend(std::string_view what, const LeaseCall& call,
+                                            const std::optional<std::string>& progress_json);
   MonoTime BudgetEnd(const std::optional<LeaseDeadline>& deadline) const;
-  std::string ApiUrl(const std::string& path) const;
   bool SleepUnlessInterrupted(Millis d);
 
   ClientOptions options_;

@@ -2,6 +2,7 @@
 // SHA-256 computed while streaming and redirects that never carry the token
 // to another origin.
 #include "protocol/client.h"
+#include "protocol/coordinator_call.h"
 #include "protocol/identifiers.h"
 #include "protocol/log.h"
 #include "protocol/wire_json.h"
@@ -34,18 +35,16 @@ Result<LeaseReply<ArtifactRef>> Client::UploadArtifact(const LeaseCall& call, st
   SCIMESH_ASSIGN_OR_RETURN(FileDigest digest, Sha256OfFd(fd));
 
   const std::string what = "upload " + std::string(name) + " for " + call.lease_id;
-  HttpRequest req;
-  req.method = "PUT";
-  req.url = ApiUrl("/steps/" + EscapeComponent(call.lease_id) + "/artifacts/" + EscapeComponent(name) +
-                   "?worker_id=" + EscapeComponent(call.worker_id) + "&attempt=" + std::to_string(call.attempt));
+  HttpRequest req = CoordinatorRequest(
+      options_, "PUT",
+      "/steps/" + EscapeComponent(call.lease_id) + "/artifacts/" + EscapeComponent(name) +
+          "?worker_id=" + EscapeComponent(call.worker_id) + "&attempt=" + std::to_string(call.attempt),
+      "");
   req.headers = {"Content-Type: " + type, "X-Scimesh-Sha256: " + digest.sha256, "Accept: application/json"};
-  if (!options_.token.empty()) req.bearer = &options_.token.secret();
-  req.peer = "the coordinator";
   req.upload_fd = fd;
   req.upload_size = digest.size;
   req.low_speed_bytes = options_.low_speed_bytes;
   req.low_speed_time = options_.low_speed_time;
-  req.max_body_bytes = options_.max_response_bytes;
   auto r = WithRetries(what, BudgetEnd(call.deadline), false, [&](Millis cap) {
     req.timeout = std::min(kTransferTimeout, cap);
     return session_->Perform(req);

@@ -6,7 +6,7 @@
 #include <cerrno>
 
 #include "protocol/attempt_dir.h"
-#include "protocol/heartbeat_loop.h"
+#include "protocol/heartbeat_control.h"
 #include "protocol/identifiers.h"
 #include "protocol/json_io.h"
 
@@ -29,7 +29,7 @@ StepResult StepResult::Failure(FailClass error_class, std::string message) {
 
 StepResult StepResult::Fatal(std::string message) { return Failure(FailClass::kFatal, std::move(message)); }
 
-StepContext::StepContext(const Lease& lease, const AttemptDir& dir, HeartbeatLoop& heartbeat,
+StepContext::StepContext(const Lease& lease, const AttemptDir& dir, HeartbeatControl& heartbeat,
                          std::shared_ptr<const CancellationToken> token)
     : lease_(lease), dir_(dir), heartbeat_(heartbeat), token_(std::move(token)) {
   // The lease parser already validated this JSON; parse failures leave null.

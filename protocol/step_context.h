@@ -24,7 +24,7 @@
 namespace scimesh {
 
 class AttemptDir;
-class HeartbeatLoop;
+class HeartbeatControl;
 
 // How a body ends. Default-constructed: no output at all (an empty result,
 // reported as fail invalid_output).
@@ -60,7 +60,7 @@ struct DeclaredArtifact {
 class StepContext {
  public:
   // Worker-internal: all references must outlive the context.
-  StepContext(const Lease& lease, const AttemptDir& dir, HeartbeatLoop& heartbeat,
+  StepContext(const Lease& lease, const AttemptDir& dir, HeartbeatControl& heartbeat,
               std::shared_ptr<const CancellationToken> token);
 
   const Lease& lease() const { return lease_; }
@@ -91,7 +91,7 @@ class StepContext {
 
   // For a body whose own processes take the lease over (rank 0 of an MPI
   // step): stop this worker's heartbeats while they hold it, and take them
-  // back afterwards (see HeartbeatLoop::Pause/Resume).
+  // back afterwards (see HeartbeatControl::Pause/Resume).
   void PauseHeartbeats();
   void ResumeHeartbeats(std::optional<LeaseDeadline> deadline = std::nullopt);
   // The process that held the lease for this worker (rank 0) found it lost
@@ -107,7 +107,7 @@ class StepContext {
  private:
   const Lease& lease_;
   const AttemptDir& dir_;
-  HeartbeatLoop& heartbeat_;
+  HeartbeatControl& heartbeat_;
   std::shared_ptr<const CancellationToken> token_;
   rapidjson::Document input_, previous_, run_state_;
   std::optional<std::string> state_patch_;

@@ -1,0 +1,328 @@
+// The hub's thread: timers for every lease, and their beats on one multi handle.
+#include "protocol/heartbeat_hub.h"
+
+#include <deque>
+#include <queue>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+#include "protocol/coordinator_call.h"
+#include "protocol/heartbeat_hub_core.h"
+#include "protocol/heartbeat_hub_lease.h"
+#include "protocol/log.h"
+
+namespace scimesh {
+namespace {
+
+std::shared_ptr<spdlog::logger> Log() { return log::For("heartbeat"); }
+
+// Beats in flight at once (so kept-alive connections at most). More wait in
+// the hub's own first-come-first-served queue: a try's timeout starts when it
+// is sent, and no lease waits behind leases that beat after it.
+constexpr size_t kMaxConnections = 8;
+// The longest sleep with nothing due (a wake-up an hour costs nothing).
+constexpr Millis kLongestSleep = std::chrono::hours(1);
+
+using LeasePtr = std::shared_ptr<HubLease>;
+
+}  // namespace
+
+class HeartbeatHub::Runner {
+ public:
+  Runner(ClientOptions options, std::shared_ptr<HubCore> core)
+      : options_(std::move(options)), session_(SessionOptions(options_)), core_(std::move(core)),
+        rng_(std::random_device{}()) {}
+  ~Runner() {
+    for (CURL* e : idle_easy_) curl_easy_cleanup(e);
+    curl_multi_cleanup(core_->multi);
+  }
+
+  // The thread: until the hub ends.
+  void Run();
+
+ private:
+  struct Timer {
+    MonoTime at;
+    HubLease* lease;
+    uint64_t id;
+    bool operator>(const Timer& o) const { return at > o.at; }
+  };
+
+  bool Step();  // one round of work and sleep; false once the hub ends
+  // The lease's next move at `now` (lease.mu held, `lease` kept alive by the caller).
+  void Service(const LeasePtr& lease, MonoTime now);
+  void BeginBeat(HubLease& l, MonoTime now);
+  void StartTry(HubLease& l, MonoTime now);  // or queue it for a connection
+  void StartQueued(MonoTime now);
+  void TryDone(HubLease& l, CURLcode code, MonoTime now);
+  void EndBeat(HubLease& l, const Result<HttpResponse>& r);
+  void Abandon(HubLease& l);  // a try in flight is dropped
+  void Arm(HubLease& l, MonoTime at);
+  void Locked(HubLease* key, MonoTime now, const CURLcode* done);
+
+  const ClientOptions options_;
+  const HttpSessionOptions session_;
+  const std::shared_ptr<HubCore> core_;
+  std::unordered_map<HubLease*, LeasePtr> leases_;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  uint64_t next_timer_ = 0;
+  std::vector<CURL*> idle_easy_;
+  size_t in_flight_ = 0;
+  std::deque<HubLease*> waiting_;  // kQueued leases, first come first
+  std::mt19937_64 rng_;
+};
+
+void HeartbeatHub::Runner::Run() {
+  try {
+    while (Step()) {
+    }
+  } catch (const std::exception& e) {
+    // A thread entry point: nothing may escape. Without beats every lease
+    // will expire; say so now rather than leave the bodies running blind.
+    Log()->error("heartbeat hub stopped by an unexpected error: {}", e.what());
+    {
+      std::lock_guard<std::mutex> lock(core_->mu);
+      core_->running = false;
+    }
+    for (auto& [key, lease] : leases_) {
+      std::lock_guard<std::mutex> lock(lease->mu);
+      lease->st.MarkLost(CancelReason::kExpired);
+    }
+  }
+  for (auto& [key, lease] : leases_) {
+    std::lock_guard<std::mutex> lock(lease->mu);
+    Abandon(*lease);
+  }
+  leases_.clear();
+}
+
+bool HeartbeatHub::Runner::Step() {
+  std::vector<LeasePtr> changed;
+  {
+    std::lock_guard<std::mutex> lock(core_->mu);
+    if (!core_->running) return false;
+    changed.swap(core_->changed);
+  }
+  MonoTime now = std::chrono::steady_clock::now();
+  for (LeasePtr& lease : changed) {
+    leases_.emplace(lease.get(), lease);
+    Locked(lease.get(), now, nullptr);
+  }
+
+  int running = 0;
+  curl_multi_perform(core_->multi, &running);
+  int left = 0;
+  while (CURLMsg* msg = curl_multi_info_read(core_->multi, &left)) {
+    if (msg->msg != CURLMSG_DONE) continue;
+    HubLease* key = nullptr;
+    curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &key);
+    CURLcode code = msg->data.result;
+    Locked(key, std::chrono::steady_clock::now(), &code);
+  }
+
+  now = std::chrono::steady_clock::now();
+  while (!timers_.empty() && timers_.top().at <= now) {
+    const Timer t = timers_.top();
+    timers_.pop();
+    auto it = leases_.find(t.lease);
+    if (it == leases_.end() || it->second->timer != t.id) continue;  // stale
+    it->second->timer = 0;
+    Locked(t.lease, now, nullptr);
+  }
+  StartQueued(now);
+
+  Millis sleep = kLongestSleep;
+  if (!timers_.empty()) {
+    sleep = std::min(sleep, std::chrono::ceil<Millis>(timers_.top().at - std::chrono::steady_clock::now()));
+  }
+  // Also wakes for libcurl's own timeouts and sockets, and for Poke().
+  curl_multi_poll(core_->multi, nullptr, 0, static_cast<int>(std::max<int64_t>(0, sleep.count())), nullptr);
+  return true;
+}
+
+void HeartbeatHub::Runner::Locked(HubLease* key, MonoTime now, const CURLcode* done) {
+  auto it = leases_.find(key);
+  if (it == leases_.end()) return;
+  const LeasePtr lease = it->second;  // Service may erase the table's copy
+  std::lock_guard<std::mutex> lock(lease->mu);
+  if (done != nullptr) TryDone(*lease, *done, now);
+  Service(lease, now);
+}
+
+void HeartbeatHub::Runner::StartQueued(MonoTime now) {
+  while (in_flight_ < kMaxConnections && !waiting_.empty()) {
+    HubLease* key = waiting_.front();
+    waiting_.pop_front();
+    auto it = leases_.find(key);
+    if (it == leases_.end()) continue;
+    const LeasePtr lease = it->second;
+    std::lock_guard<std::mutex> lock(lease->mu);
+    if (lease->phase != HubLease::Phase::kQueued || lease->st.stop) continue;  // stale entry
+    StartTry(*lease, now);
+    Service(lease, now);
+  }
+}
+
+void HeartbeatHub::Runner::Service(const LeasePtr& lease, MonoTime now) {
+  HubLease& l = *lease;
+  HeartbeatState& st = l.st;
+  for (;;) {
+    if (st.stop || st.finished) {
+      Abandon(l);
+      leases_.erase(&l);
+      return;
+    }
+    switch (l.phase) {
+      case HubLease::Phase::kIdle: {
+        if (st.paused) return;  // Resume() pokes
+        const MonoTime next = st.NextBeat();
+        if (now < next) return Arm(l, next);
+        if (st.Yield()) continue;
+        if (st.deadline.PassedAt(now)) {
+          st.MarkLost(CancelReason::kExpired);
+          continue;
+        }
+        BeginBeat(l, now);
+        continue;
+      }
+      case HubLease::Phase::kQueued:
+        if (!l.call.deadline->PassedAt(now)) return Arm(l, l.call.deadline->at());
+        EndBeat(l, Status::Timeout(l.name + ": the lease deadline passed"));
+        continue;
+      case HubLease::Phase::kInFlight:
+        // The hub's own timer, not the transfer, ends a beat at its deadline.
+        if (!l.call.deadline->PassedAt(now)) return Arm(l, l.call.deadline->at());
+        Abandon(l);
+        EndBeat(l, Status::Timeout(l.name + ": the lease deadline passed"));
+        continue;
+      case HubLease::Phase::kBackoff:
+        if (l.call.deadline->PassedAt(now)) {
+          EndBeat(l, Status::Timeout(l.name + ": the lease deadline passed"));
+          continue;
+        }
+        if (now < l.retry_at) return Arm(l, std::min(l.retry_at, l.call.deadline->at()));
+        StartTry(l, now);
+        continue;
+    }
+  }
+}
+
+void HeartbeatHub::Runner::BeginBeat(HubLease& l, MonoTime now) {
+  std::optional<std::string> progress;
+  l.call = l.st.TakeCall(&progress);
+  l.name = LeaseCallName("heartbeat", l.call);
+  l.request = ExtendRequest(options_, "heartbeat", l.call, progress);
+  l.tries = 0;
+  StartTry(l, now);
+}
+
+void HeartbeatHub::Runner::StartTry(HubLease& l, MonoTime now) {
+  if (in_flight_ >= kMaxConnections) {
+    l.phase = HubLease::Phase::kQueued;
+    waiting_.push_back(&l);
+    return;
+  }
+  ++l.tries;
+  const Millis left = l.call.deadline->RemainingAt(now);
+  if (left <= Millis(0)) return EndBeat(l, Status::Timeout(l.name + ": the lease deadline passed"));
+  l.request.timeout = std::min(options_.call_timeout, left);
+  CURL* e = nullptr;
+  if (!idle_easy_.empty()) {
+    e = idle_easy_.back();
+    idle_easy_.pop_back();
+    curl_easy_reset(e);
+  } else if ((e = curl_easy_init()) == nullptr) {
+    return EndBeat(l, Status::Unavailable(l.name + ": curl_easy_init failed"));
+  }
+  l.exchange = std::make_unique<HttpExchange>(e, session_, l.request, nullptr);
+  curl_easy_setopt(e, CURLOPT_PRIVATE, &l);
+  // One request per kept-alive connection, sent at once (no Nagle delay).
+  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+  curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+  l.easy = e;
+  if (Status s = l.exchange->Prepare(); !s.ok()) {
+    Abandon(l);
+    return EndBeat(l, s);
+  }
+  curl_multi_add_handle(core_->multi, e);
+  ++in_flight_;
+  l.phase = HubLease::Phase::kInFlight;
+}
+
+void HeartbeatHub::Runner::TryDone(HubLease& l, CURLcode code, MonoTime now) {
+  if (l.phase != HubLease::Phase::kInFlight || l.exchange == nullptr) return;
+  Result<HttpResponse> r = l.exchange->Finish(code);
+  Abandon(l);
+  if (l.st.stop) return;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  TryVerdict v = JudgeTry(l.name, std::move(r), BackoffDelay(options_.backoff, l.tries, unit(rng_)));
+  if (v.result) return EndBeat(l, *v.result);
+  if (now + v.wait >= l.call.deadline->at()) return EndBeat(l, GaveUp(v.failure, l.tries));
+  Log()->warn("{}; retry {} in {} ms", v.failure.message(), l.tries, v.wait.count());
+  l.phase = HubLease::Phase::kBackoff;
+  l.retry_at = now + v.wait;
+}
+
+void HeartbeatHub::Runner::EndBeat(HubLease& l, const Result<HttpResponse>& r) {
+  l.phase = HubLease::Phase::kIdle;
+  l.request = HttpRequest();
+  l.st.BeatAnswered(ExtensionAnswer(l.name, r));
+}
+
+void HeartbeatHub::Runner::Abandon(HubLease& l) {
+  if (l.easy != nullptr) {
+    if (l.phase == HubLease::Phase::kInFlight) --in_flight_;
+    curl_multi_remove_handle(core_->multi, l.easy);
+    l.exchange.reset();
+    idle_easy_.push_back(l.easy);
+    l.easy = nullptr;
+  }
+  if (l.phase == HubLease::Phase::kInFlight || l.phase == HubLease::Phase::kQueued) {
+    l.phase = HubLease::Phase::kIdle;
+  }
+}
+
+void HeartbeatHub::Runner::Arm(HubLease& l, MonoTime at) {
+  l.timer = ++next_timer_;
+  timers_.push(Timer{at, &l, l.timer});
+}
+
+HeartbeatHub::HeartbeatHub(std::shared_ptr<HubCore> core, std::unique_ptr<Runner> runner)
+    : core_(std::move(core)), runner_(std::move(runner)) {}
+
+Result<std::unique_ptr<HeartbeatHub>> HeartbeatHub::Create(ClientOptions options) {
+  SCIMESH_RETURN_IF_ERROR(CheckCoordinatorUrl(options).status());
+  CurlGlobalInit();
+  auto core = std::make_shared<HubCore>();
+  core->multi = curl_multi_init();
+  if (core->multi == nullptr) return Status::Internal("curl_multi_init failed");
+  curl_multi_setopt(core->multi, CURLMOPT_MAXCONNECTS, static_cast<long>(kMaxConnections));
+  auto runner = std::make_unique<Runner>(std::move(options), core);
+  std::unique_ptr<HeartbeatHub> hub(new HeartbeatHub(core, std::move(runner)));
+  try {
+    hub->thread_ = std::thread([h = hub.get()] { h->runner_->Run(); });
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("cannot start the heartbeat hub's thread: ") + e.what());
+  }
+  return hub;
+}
+
+HeartbeatHub::~HeartbeatHub() {
+  {
+    std::lock_guard<std::mutex> lock(core_->mu);
+    core_->running = false;
+    curl_multi_wakeup(core_->multi);
+  }
+  if (thread_.joinable()) thread_.join();
+  runner_.reset();  // frees the multi handle
+  std::lock_guard<std::mutex> lock(core_->mu);
+  core_->multi = nullptr;
+}
+
+std::unique_ptr<HeartbeatControl> HeartbeatHub::Add(HeartbeatConfig config,
+                                                    std::shared_ptr<CancellationToken> token) {
+  return std::make_unique<HubHandle>(std::make_shared<HubLease>(std::move(config), std::move(token)), core_);
+}
+
+}  // namespace scimesh

@@ -1,0 +1,34 @@
+// HubCore: what a HeartbeatHub shares with its handles: the queue of leases
+// whose state changed, and the multi handle's wake-up. Outlives the hub while
+// handles hold it; once the hub is gone, Poke() returns false.
+//
+// Internal to libscimesh_protocol. Thread-safe.
+#pragma once
+
+#include <curl/curl.h>
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace scimesh {
+
+struct HubLease;
+
+struct HubCore {
+  std::mutex mu;
+  bool running = true;   // false once the hub's thread is told to end
+  CURLM* multi = nullptr;
+  std::vector<std::shared_ptr<HubLease>> changed;
+
+  // Asks the hub's thread to look at `lease` now; false when the hub is gone.
+  bool Poke(std::shared_ptr<HubLease> lease) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!running) return false;
+    changed.push_back(std::move(lease));
+    curl_multi_wakeup(multi);
+    return true;
+  }
+};
+
+}  // namespace scimesh
