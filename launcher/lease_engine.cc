@@ -36,8 +36,6 @@ struct LeaseJob {
   const StepCommand* command = nullptr;
   StepLaunch launch;
   LeaseEngine::Done done;
-  // Declared before the session: the session's heartbeat loop uses it.
-  std::unique_ptr<Client> beat_client;
   std::unique_ptr<LeaseSession> session;
   std::unique_ptr<LaunchedStep> step;
   std::optional<StepProcess> proc;  // forked here; or:
@@ -60,6 +58,9 @@ Status LeaseEngine::Init() {
   auto pool = WorkPool::Create(config_.client, config_.threads);
   if (!pool.ok()) return pool.status();
   pool_ = std::move(*pool);
+  auto hub = HeartbeatHub::Create(config_.client);
+  if (!hub.ok()) return hub.status();
+  hub_ = std::move(*hub);
   auto loop = EventLoop::Create();
   if (!loop.ok()) return loop.status();
   loop_ = std::move(*loop);
@@ -105,6 +106,7 @@ LeaseEngine::~LeaseEngine() {
   }
   loop_.reset();  // no job is left on it
   pool_.reset();
+  hub_.reset();
 }
 
 size_t LeaseEngine::held() const {
@@ -139,20 +141,10 @@ void LeaseEngine::Submit(const Lease& lease, MonoTime claim_sent_at, const StepC
 }
 
 void LeaseEngine::Prepare(const std::shared_ptr<LeaseJob>& job, Client& client) {
-  auto beat_client = Client::Create(config_.client);
-  if (!beat_client.ok()) {
-    LeaseReport report;
-    report.lease_id = job->lease.lease_id;
-    report.detail = "cannot create a heartbeat client: " + beat_client.status().message();
-    Log()->error("lease {}: {}; it will expire", job->lease.lease_id, report.detail);
-    return Finished(job, report);
-  }
-  job->beat_client = std::move(*beat_client);
-  Client* beats = job->beat_client.get();
   job->session = std::make_unique<LeaseSession>(
       job->lease, job->claim_sent_at, config_.setup,
-      [beats](HeartbeatConfig hb, std::shared_ptr<CancellationToken> token) {
-        return std::make_unique<HeartbeatLoop>(*beats, std::move(hb), std::move(token));
+      [this](HeartbeatConfig hb, std::shared_ptr<CancellationToken> token) {
+        return hub_->Add(std::move(hb), std::move(token));
       });
   if (!job->session->Begin(client, job->command != nullptr)) return Finished(job, job->session->report());
   job->body_t0 = std::chrono::steady_clock::now();
@@ -308,7 +300,6 @@ void LeaseEngine::Finished(const std::shared_ptr<LeaseJob>& job, LeaseReport rep
   // The session first: its heartbeats stop before the caller hears of it.
   job->step.reset();
   job->session.reset();
-  job->beat_client.reset();
   try {
     if (job->done) job->done(report);
   } catch (const std::exception& e) {

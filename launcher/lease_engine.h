@@ -1,5 +1,7 @@
 // LeaseEngine: runs the leases a launcher claimed without a thread per
 // lease. Each lease is a LeaseJob that moves between
+//   the heartbeat hub -- every lease's heartbeats, one thread, one libcurl
+//                     multi handle (protocol/heartbeat_hub.h);
 //   the work pool  -- LeaseSession::Begin (dir, inputs, `started`),
 //                     LaunchedStep::Prepare (setup, the launch command),
 //                     the spawn;
@@ -25,6 +27,7 @@
 #include "launcher/launched_step.h"
 #include "launcher/node_agents.h"
 #include "launcher/work_pool.h"
+#include "protocol/heartbeat_hub.h"
 #include "protocol/lease_session.h"
 
 namespace scimesh::launcher {
@@ -85,6 +88,7 @@ class LeaseEngine {
 
   EngineConfig config_;
   std::atomic<bool> preempt_{false};
+  std::unique_ptr<HeartbeatHub> hub_;  // every lease's heartbeats, one thread
   std::unique_ptr<WorkPool> pool_;
   std::unique_ptr<EventLoop> loop_;
   UniqueFd inotify_;

@@ -23,7 +23,8 @@ StepResult CallBody(const StepBody& body, StepContext& ctx) {
 LeaseReport RunLease(const Lease& lease, MonoTime claim_sent_at, const StepBody* body, Client& client,
                      Client& beat_client, const LeaseRunSetup& setup) {
   auto heartbeats = [&beat_client](HeartbeatConfig config, std::shared_ptr<CancellationToken> token) {
-    return std::make_unique<HeartbeatLoop>(beat_client, std::move(config), std::move(token));
+    return std::unique_ptr<HeartbeatControl>(
+        std::make_unique<HeartbeatLoop>(beat_client, std::move(config), std::move(token)));
   };
   LeaseSession session(lease, claim_sent_at, setup, heartbeats);
   if (!session.Begin(client, body != nullptr)) return session.report();

@@ -20,6 +20,7 @@
 #include "protocol/attempt_dir.h"
 #include "protocol/cancellation.h"
 #include "protocol/client.h"
+#include "protocol/heartbeat_control.h"
 #include "protocol/heartbeat_loop.h"
 #include "protocol/step_context.h"
 #include "protocol/worker.h"
@@ -35,7 +36,7 @@ struct LeaseRunSetup {
 // Builds the lease's heartbeat keeper (a HeartbeatLoop on its own Client, or
 // a handle of a shared heartbeat hub).
 using HeartbeatFactory =
-    std::function<std::unique_ptr<HeartbeatLoop>(HeartbeatConfig config, std::shared_ptr<CancellationToken> token)>;
+    std::function<std::unique_ptr<HeartbeatControl>(HeartbeatConfig config, std::shared_ptr<CancellationToken> token)>;
 
 class LeaseSession {
  public:
@@ -79,7 +80,7 @@ class LeaseSession {
   Client* client_ = nullptr;  // the half in progress
   std::optional<AttemptDir> dir_;
   std::shared_ptr<CancellationToken> token_;
-  std::unique_ptr<HeartbeatLoop> loop_;
+  std::unique_ptr<HeartbeatControl> loop_;
   std::unique_ptr<StepContext> ctx_;
   bool started_ = false;
   LeaseReport report_;
