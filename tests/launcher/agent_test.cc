@@ -3,8 +3,10 @@
 // failure it models and the defence it would catch missing.
 #include "launcher/agent_channel.h"
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -255,6 +257,41 @@ TEST_F(AgentTest, ClosingStdinStopsEveryStepAndTheAgentExitsZero) {
   EXPECT_TRUE(GoneWithin(leader, 10s));
   EXPECT_TRUE(GoneWithin(grandchild, 10s)) << "a step process outlived the launcher's channel";
   EXPECT_EQ(TestDir::Read(dir_ / "term.txt"), "term\n") << "the step was not sent SIGTERM first";
+}
+
+// Failure modelled: the launcher itself is SIGKILLed while an agent runs a
+// step; no destructor of AgentChannel runs. The kernel closes the
+// launcher's end of the channel, the agent reads EOF and must stop the step
+// (SIGTERM first: the leader's trap records it) and exit -- no agent and no
+// step left. Behind srun, srun must forward that EOF.
+TEST_F(AgentTest, AKilledLauncherLeavesNoAgentAndNoStep) {
+  int report[2];
+  ASSERT_EQ(::pipe(report), 0);
+  const pid_t launcher = ::fork();
+  ASSERT_GE(launcher, 0);
+  if (launcher == 0) {  // the launcher: starts an agent and a step, then waits to be killed
+    ::close(report[0]);
+    AgentChannel agent = Spawn({"--kill-grace-ms", "300"});
+    const auto [leader, grandchild] = StartAndReadPids(agent, TermRecorder("launcher-died"));
+    const pid_t pids[3] = {agent.pid(), leader, grandchild};
+    (void)!::write(report[1], pids, sizeof pids);
+    for (;;) ::pause();
+  }
+  ::close(report[1]);
+  pid_t pids[3] = {-1, -1, -1};
+  pollfd p{report[0], POLLIN, 0};
+  if (::poll(&p, 1, 20000) == 1) (void)!::read(report[0], pids, sizeof pids);
+  ::close(report[0]);
+  ::kill(launcher, SIGKILL);
+  int status = 0;
+  ::waitpid(launcher, &status, 0);
+  const auto [agent, leader, grandchild] = pids;
+  ASSERT_GT(agent, 0);
+  ASSERT_GT(grandchild, 0);
+  EXPECT_TRUE(GoneWithin(agent, 20s)) << "the agent outlived its launcher";
+  EXPECT_TRUE(GoneWithin(leader, 10s));
+  EXPECT_TRUE(GoneWithin(grandchild, 10s)) << "a step process outlived the launcher";
+  EXPECT_EQ(TestDir::Read(dir_ / "term.txt"), "term\n") << "the agent did not stop the step itself";
 }
 
 // Failure modelled: the agent is told to end (SIGTERM: a node shutdown, a
