@@ -28,9 +28,9 @@ constexpr char kUsage[] = R"(Usage: scimesh-launch [options] --definitions FILE
 Runs inside a SLURM allocation (sbatch/salloc) or on a plain host and fills it
 with steps leased from a scimesh coordinator until the queue is empty, the
 allocation's time is up, or it is told to drain. Each step is placed on exact
-cores (hwloc), started with `srun --exact` (SLURM) or mpirun/fork (local),
-heartbeated, and reported complete or failed. Steps that would not finish
-before the allocation ends are never claimed.
+cores (hwloc), started by its node's agent or `srun --exact` (SLURM) or
+mpirun/fork (local), heartbeated, and reported complete or failed. Steps that
+would not finish before the allocation ends are never claimed.
 
 Options:
   --definitions FILE   the workflows this launcher serves and the command of
@@ -58,10 +58,11 @@ Options:
   --kill-grace S       SIGTERM -> SIGKILL for a stopped step (default 10)
   --scimesh-rank PATH  the rank wrapper (default: beside this program)
   --agents WHEN        yes (the default) or no: inside an allocation, start
-                       one scimesh-agent per node (srun --overlap) and have
-                       it fork single-rank steps, pinned, without an srun
-                       each; no sends every step through srun --exact (each
-                       then has its own sacct line and the SPANK plugin)
+                       one scimesh-agent per node (an srun step overlapping
+                       the others) and have it fork single-rank steps,
+                       pinned, without an srun each; no sends every step
+                       through srun (each then has its own sacct line and
+                       the SPANK plugin)
   --scimesh-agent PATH the node agent (default: beside this program)
   --spank[=WHEN]       pass --scimesh-lease to each srun, so the site's SPANK
                        plugin cancels a step whose lease is lost: auto (the
