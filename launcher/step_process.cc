@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include "launcher/agent/exec_args.h"
+
 extern char** environ;
 
 namespace scimesh::launcher {
@@ -42,24 +44,7 @@ Result<StepProcess> StepProcess::Spawn(const SpawnSpec& spec) {
   if (spec.argv.empty()) return Status::InvalidArgument("no command to run");
   // Everything the child needs is built before fork: after it, only
   // async-signal-safe calls.
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string kv = *e;
-    std::string key = kv.substr(0, kv.find('='));
-    if (spec.env.count(key) == 0) env_strings.push_back(std::move(kv));
-  }
-  for (const auto& [k, v] : spec.env) {
-    std::string kv = k;
-    kv += '=';
-    kv += v;
-    env_strings.push_back(std::move(kv));
-  }
-  std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = spec.argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  agent::ExecArgs exec(spec.argv, spec.env);
 
   int out = ::open(spec.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   int err = ::open(spec.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -97,7 +82,7 @@ Result<StepProcess> StepProcess::Spawn(const SpawnSpec& spec) {
       (void)!::write(pipefd[1], &e, sizeof e);
       ::_exit(127);
     }
-    ::execvpe(argv[0], argv.data(), envp.data());
+    ::execvpe(exec.argv()[0], exec.argv(), exec.envp());
     int e = errno;
     (void)!::write(pipefd[1], &e, sizeof e);
     ::_exit(127);

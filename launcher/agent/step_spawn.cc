@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "launcher/agent/exec_args.h"
+
 extern char** environ;
 
 namespace scimesh::agent {
@@ -104,24 +106,7 @@ bool Unset(const AgentStart& start, std::string_view name) {
 Result<SpawnedStep> SpawnStep(const AgentStart& start, Keeper& keeper, const rlimit* nofile) {
   if (start.argv.empty()) return Status::InvalidArgument("no command to run");
   // Everything the child needs is built before fork.
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string kv = *e;
-    const std::string name = kv.substr(0, kv.find('='));
-    if (start.env.count(name) == 0 && !Unset(start, name)) env_strings.push_back(std::move(kv));
-  }
-  for (const auto& [k, v] : start.env) {
-    std::string kv = k;
-    kv += '=';
-    kv += v;
-    env_strings.push_back(std::move(kv));
-  }
-  std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = start.argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  ExecArgs exec(start.argv, start.env, [&start](std::string_view name) { return Unset(start, name); });
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
   for (int c : start.cpus) CPU_SET(c, &cpus);
@@ -142,7 +127,7 @@ Result<SpawnedStep> SpawnStep(const AgentStart& start, Keeper& keeper, const rli
   if (pid == 0) {
     ::close(go[1]);
     ::close(report[0]);
-    Child(start, agent, go[0], report[1], start.cpus.empty() ? nullptr : &cpus, nofile, argv.data(), envp.data());
+    Child(start, agent, go[0], report[1], start.cpus.empty() ? nullptr : &cpus, nofile, exec.argv(), exec.envp());
   }
   ::setpgid(pid, pid);  // also here: the group exists before Track, whoever runs first
   SpawnedStep step;

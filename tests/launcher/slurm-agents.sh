@@ -33,13 +33,13 @@ while :; do sleep 1; done
 SH
 chmod +x "$WORK/pin.sh" "$WORK/deaf.sh"
 cat >"$WORK/defs.json" <<JSON
-[{"workflow": "pin", "version": "1", "steps": [
+{"workflows": [{"workflow": "pin", "version": "1", "steps": [
    {"id": "pin", "max_attempts": 1, "walltime_s": 60, "resources": {"cpus_per_rank": 2},
     "run": {"argv": ["$WORK/pin.sh"], "mpi": "none"}}]},
  {"workflow": "deaf", "version": "1", "steps": [
    {"id": "deaf", "max_attempts": 1, "walltime_s": 200, "run": {"argv": ["$WORK/deaf.sh"], "mpi": "none"}}]},
  {"workflow": "slow", "version": "1", "steps": [
-   {"id": "slow", "max_attempts": 2, "walltime_s": 400, "run": {"argv": ["$WORK/slow.sh"], "mpi": "none"}}]}]
+   {"id": "slow", "max_attempts": 2, "walltime_s": 400, "run": {"argv": ["$WORK/slow.sh"], "mpi": "none"}}]}]}
 JSON
 
 # job_pids JOB [COMM]: processes of JOB (by their environment) on this host,
