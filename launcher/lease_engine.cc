@@ -8,14 +8,13 @@
 #include <future>
 #include <optional>
 
+#include "protocol/attempt_files.h"
 #include "protocol/log.h"
 
 namespace scimesh::launcher {
 namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("launcher"); }
-
-constexpr char kLeaseStateName[] = "lease.state";
 
 // What an agent-run step must not inherit from the agent's own job step:
 // srun's task identity and PMI, which would make an MPI program look for a
@@ -268,7 +267,7 @@ void LeaseEngine::OnInotify() {
     for (ssize_t off = 0; off < n;) {
       const auto* ev = reinterpret_cast<const inotify_event*>(buf + off);
       off += static_cast<ssize_t>(sizeof(inotify_event) + ev->len);
-      if (ev->len == 0 || std::strcmp(ev->name, kLeaseStateName) != 0) continue;
+      if (ev->len == 0 || std::strcmp(ev->name, kLeaseStateFileName) != 0) continue;
       auto it = by_wd_.find(ev->wd);
       if (it == by_wd_.end()) continue;
       if (auto job = it->second.lock(); job && job->watch) job->watch->OnStateChanged();

@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "protocol/heartbeat_loop.h"
+
 namespace scimesh {
 namespace {
 

@@ -21,7 +21,6 @@
 #include "protocol/cancellation.h"
 #include "protocol/client.h"
 #include "protocol/heartbeat_control.h"
-#include "protocol/heartbeat_loop.h"
 #include "protocol/step_context.h"
 #include "protocol/worker.h"
 
