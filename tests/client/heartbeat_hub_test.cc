@@ -9,6 +9,8 @@
 #include <sstream>
 #include <set>
 
+#include <thread>
+
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -79,6 +81,19 @@ TEST_F(HeartbeatHubTest, TwoHundredLeasesBeatOverAFewKeptAliveConnections) {
     ASSERT_TRUE(leases.back()->Start().ok());
   }
   ASSERT_TRUE(server->WaitForCount(size_t{kLeases} * 3, Scaled(Millis(30000))));
+  // The total can be reached by the first leases' later beats while the last
+  // ones were still being added (slow under ASan): wait for every lease's
+  // first beat too, or the deadline (then the check below names who starved).
+  const auto deadline = std::chrono::steady_clock::now() + Scaled(Millis(30000));
+  auto all_beat = [&] {
+    for (int i = 0; i < kLeases; ++i) {
+      if (BeatsOf(*server, i) == 0) return false;
+    }
+    return true;
+  };
+  while (!all_beat() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   for (auto& l : leases) l->Stop();
   const auto requests = server->requests();
   std::set<int> connections;
