@@ -53,8 +53,10 @@ class HeartbeatHub::Runner {
   // The lease's next move at `now` (lease.mu held, `lease` kept alive by the caller).
   void Service(const LeasePtr& lease, MonoTime now);
   void BeginBeat(HubLease& l, MonoTime now);
-  void StartTry(HubLease& l, MonoTime now);  // or queue it for a connection
-  void StartQueued(MonoTime now);
+  // Queues the try behind every lease already waiting; StartQueued sends.
+  void StartTry(HubLease& l, MonoTime now);
+  void StartQueued(MonoTime now);  // the queue's head onto freed connections
+  void Send(HubLease& l, MonoTime now);
   void TryDone(HubLease& l, CURLcode code, MonoTime now);
   void EndBeat(HubLease& l, const Result<HttpResponse>& r);
   void Abandon(HubLease& l);  // a try in flight is dropped
@@ -159,7 +161,7 @@ void HeartbeatHub::Runner::StartQueued(MonoTime now) {
     const LeasePtr lease = it->second;
     std::lock_guard<std::mutex> lock(lease->mu);
     if (lease->phase != HubLease::Phase::kQueued || lease->st.stop) continue;  // stale entry
-    StartTry(*lease, now);
+    Send(*lease, now);
     Service(lease, now);
   }
 }
@@ -218,11 +220,16 @@ void HeartbeatHub::Runner::BeginBeat(HubLease& l, MonoTime now) {
 }
 
 void HeartbeatHub::Runner::StartTry(HubLease& l, MonoTime now) {
-  if (in_flight_ >= kMaxConnections) {
-    l.phase = HubLease::Phase::kQueued;
-    waiting_.push_back(&l);
-    return;
-  }
+  // Straight to a connection only when no one waits for one: a lease whose
+  // beat was just answered is often due again at once (the coordinator is
+  // slower than its interval), and must not take the connection it freed
+  // from the leases queued before it.
+  if (in_flight_ < kMaxConnections && waiting_.empty()) return Send(l, now);
+  l.phase = HubLease::Phase::kQueued;
+  waiting_.push_back(&l);
+}
+
+void HeartbeatHub::Runner::Send(HubLease& l, MonoTime now) {
   ++l.tries;
   const Millis left = l.call.deadline->RemainingAt(now);
   if (left <= Millis(0)) return EndBeat(l, Status::Timeout(l.name + ": the lease deadline passed"));

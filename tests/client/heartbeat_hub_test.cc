@@ -113,6 +113,36 @@ TEST_F(HeartbeatHubTest, TwoHundredLeasesBeatOverAFewKeptAliveConnections) {
   EXPECT_LT(connections.size() * 20, beats) << "connections are not reused";
 }
 
+TEST_F(HeartbeatHubTest, AFreedConnectionGoesToTheLongestWaitingLeaseNotToTheOneThatJustBeat) {
+  // The coordinator answers slower than the leases' interval, so a lease is
+  // due again the moment its beat is answered. Twelve leases, eight
+  // connections: the four that found none wait in the queue, and must get
+  // the next freed connections -- not the lease that just freed one and is
+  // due again (which would keep the first eight beating and starve the rest
+  // until they expire).
+  auto server = HostileServer::Start([](const RecordedRequest&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    return Reply::Json(200, Extend(5000));
+  });
+  auto hub = HubFor(*server);
+  constexpr int kLeases = 12;
+  std::vector<std::unique_ptr<HeartbeatControl>> leases;
+  std::vector<std::shared_ptr<CancellationToken>> tokens;
+  for (int i = 0; i < kLeases; ++i) {
+    tokens.push_back(std::make_shared<CancellationToken>());
+    leases.push_back(hub->Add(Config(i, Millis(5), Millis(10000)), tokens.back()));
+    ASSERT_TRUE(leases.back()->Start().ok());
+  }
+  // At most 8 answers per 40 ms: 48 answers take at least 240 ms, and by
+  // then first come first served has served every lease at least twice.
+  ASSERT_TRUE(server->WaitForCount(size_t{kLeases} * 4, Scaled(Millis(20000))));
+  for (auto& l : leases) l->Stop();
+  for (int i = 0; i < kLeases; ++i) {
+    EXPECT_GE(BeatsOf(*server, i), 2u) << "lease " << i << " starved";
+    EXPECT_FALSE(tokens[i]->cancelled()) << i;
+  }
+}
+
 TEST_F(HeartbeatHubTest, OneFencedLeaseEndsWhileTheOthersBeatOn) {
   const std::string fenced_id = LeaseId(0);
   auto server = HostileServer::Start([&](const RecordedRequest& r) {
