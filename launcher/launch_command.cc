@@ -2,23 +2,36 @@
 #include "launcher/launch_command.h"
 
 #include "launcher/step_environment.h"
+#include "protocol/rank_environment.h"
 
 namespace scimesh::launcher {
 namespace {
 
 // The program as each rank runs it: through scimesh-rank unless the program
 // speaks the protocol itself (native), and through a shell only when asked.
-std::vector<std::string> RankArgv(const LaunchContext& ctx, const StepCommand& cmd) {
+std::vector<std::string> RankArgv(const LaunchContext& ctx, const StepCommand& cmd, bool wrapped) {
   std::vector<std::string> out;
-  if (!cmd.native) {
-    out = {ctx.rank_wrapper, "--"};
-  }
+  if (wrapped) out = {ctx.rank_wrapper, "--"};
   if (cmd.shell) {
     out.insert(out.end(), {"/bin/sh", "-c", cmd.argv.front()});
   } else {
     out.insert(out.end(), cmd.argv.begin(), cmd.argv.end());
   }
   return out;
+}
+
+// One rank forked on its host: what scimesh-rank would have done for it.
+LaunchPlan SingleRank(const LaunchContext& ctx, const StepCommand& cmd, const RankPlacement& rank,
+                      LaunchPlan plan) {
+  plan.argv = RankArgv(ctx, cmd, false);
+  if (cmd.native) return plan;  // it takes the lease over itself, and binds itself
+  if (ctx.bind) plan.pin = rank.cpus;
+  plan.keyless = true;
+  for (const RankVariable& v : RankEnvironment(rank.cpus, rank.gpus)) {
+    const bool users = plan.env.count(v.name) > 0 || (ctx.inherits && ctx.inherits(v.name));
+    if (v.overrides || !users) plan.env[v.name] = v.value;
+  }
+  return plan;
 }
 
 std::string NodeList(const Placement& p) {
@@ -39,7 +52,7 @@ Result<LaunchPlan> BuildLaunch(const LaunchContext& ctx, const StepCommand& cmd,
   const auto ranks = std::to_string(placement.ranks.size());
   const auto& r = lease.resources;
   const bool multi_rank = placement.ranks.size() > 1;
-  std::vector<std::string> rank_argv = RankArgv(ctx, cmd);
+  std::vector<std::string> rank_argv = RankArgv(ctx, cmd, !cmd.native);
 
   if (ctx.backend == Backend::kSlurm) {
     // --exact: the step gets exactly what it asks for, so steps share the
@@ -63,10 +76,7 @@ Result<LaunchPlan> BuildLaunch(const LaunchContext& ctx, const StepCommand& cmd,
     return plan;
   }
 
-  if (!multi_rank) {
-    plan.argv = std::move(rank_argv);
-    return plan;
-  }
+  if (!multi_rank) return SingleRank(ctx, cmd, placement.ranks.front(), std::move(plan));
   // One host: the ranks pin themselves from placement.json, so mpirun must
   // not bind them; the environment is forwarded explicitly with -x.
   plan.argv = {ctx.mpirun, "-np", ranks, "--oversubscribe", "--bind-to", "none"};

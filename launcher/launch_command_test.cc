@@ -75,18 +75,37 @@ TEST(LaunchCommandTest, NativeProgramsAreNotWrappedAndShellIsExplicit) {
 }
 
 TEST(LaunchCommandTest, LocalOneRankRunsTheProgramDirectly) {
+  // No scimesh-rank: the plan binds the program, sets its rank environment
+  // (a user's own OpenMP setting wins, GPU visibility never) and keeps the
+  // key from it.
   LaunchContext ctx;
   ctx.rank_wrapper = "scimesh-rank";
+  ctx.inherits = [](const std::string& name) { return name == "OMP_PROC_BIND"; };
   Placement p;
-  p.nodes = {{"host", 1, {3}, {}}};
-  p.ranks = {{0, 0, {3}, {}, {0}}};
+  p.nodes = {{"host", 1, {3, 4}, {1}}};
+  p.ranks = {{0, 0, {3, 4}, {1}, {0}}};
   Lease l = SolveLease();
-  l.resources = {1, 1, 1, 0};
+  l.resources = {1, 1, 2, 1};
   StepCommand cmd;
   cmd.argv = {"true"};
+  cmd.env = {{"OMP_NUM_THREADS", "8"}, {"CUDA_VISIBLE_DEVICES", "0,1,2"}};
   auto plan = BuildLaunch(ctx, cmd, l, p);
   ASSERT_TRUE(plan.ok());
-  EXPECT_EQ(plan->argv, (std::vector<std::string>{"scimesh-rank", "--", "true"}));
+  EXPECT_EQ(plan->argv, (std::vector<std::string>{"true"}));
+  EXPECT_EQ(plan->pin, (std::vector<int>{3, 4}));
+  EXPECT_TRUE(plan->keyless);
+  EXPECT_EQ(plan->env.at("OMP_NUM_THREADS"), "8");
+  EXPECT_EQ(plan->env.at("OMP_PLACES"), "{3},{4}");
+  EXPECT_EQ(plan->env.count("OMP_PROC_BIND"), 0u);  // inherited: left as it is
+  EXPECT_EQ(plan->env.at("CUDA_VISIBLE_DEVICES"), "1");
+
+  // A native program takes the lease over and pins itself: it needs the key.
+  cmd.native = true;
+  plan = BuildLaunch(ctx, cmd, l, p);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->argv, (std::vector<std::string>{"true"}));
+  EXPECT_FALSE(plan->keyless);
+  EXPECT_TRUE(plan->pin.empty());
 }
 
 TEST(LaunchCommandTest, LocalMultiRankUsesMpirunWithoutItsBinding) {

@@ -64,6 +64,10 @@ Status Launcher::Prepare() {
 
   auto local = Topology::FromSource(config_.topology);
   if (!local.ok()) return local.status().WithContext("topology");
+  // HWLOC_SYNTHETIC / HWLOC_XMLFILE stood in for this machine: its PU
+  // indices name nothing to bind to (scimesh-rank's hwloc binding was a
+  // no-op there too).
+  if (config_.topology.empty() && !(*local)->this_system()) config_.launch.bind = false;
   std::map<std::string, std::shared_ptr<const Topology>> probed;
   // Mixed node types: each other node's own hardware, probed once (not with
   // --topology, which says what every node is).

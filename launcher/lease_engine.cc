@@ -6,10 +6,12 @@
 #include <cerrno>
 #include <cstring>
 #include <future>
+#include <iterator>
 #include <optional>
 
 #include "protocol/attempt_files.h"
 #include "protocol/log.h"
+#include "protocol/token.h"
 
 namespace scimesh::launcher {
 namespace {
@@ -174,6 +176,7 @@ void LeaseEngine::StartOnAgent(const std::shared_ptr<LeaseJob>& job) {
   start.id = job->lease.lease_id;
   start.argv = spec.argv;
   start.unset = AgentStepUnset();
+  if (spec.keyless) start.unset.insert(start.unset.end(), std::begin(kTokenVariables), std::end(kTokenVariables));
   start.env = spec.env;
   start.cwd = spec.cwd;
   start.stdout_path = spec.stdout_path;

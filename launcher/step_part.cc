@@ -36,6 +36,11 @@ Result<LaunchPlan> BuildPartLaunch(const LaunchContext& ctx, const StepCommand& 
                  "--mpi=none",
                  "--job-name=" + lease.step_id + "." + std::string(PartName(part)),
                  "--quiet"};
+  } else {
+    // Forked here: the part is the user's command and never talks to the
+    // coordinator. (Under srun the job's environment must keep the key: the
+    // SPANK plugin reads it there.)
+    plan.keyless = true;
   }
   if (command->shell) {
     plan.argv.insert(plan.argv.end(), {"/bin/sh", "-c", command->argv.front()});
@@ -50,7 +55,9 @@ Result<PartOutcome> RunStepPart(const StepContext& ctx, const LaunchPlan& plan, 
   const bool setup = run.part == StepPart::kSetup;
   auto proc = StepProcess::Spawn({plan.argv, plan.env, attempt_dir,
                                   attempt_dir + "/" + (setup ? kSetupOutFileName : kFinishOutFileName),
-                                  attempt_dir + "/" + (setup ? kSetupErrFileName : kFinishErrFileName)});
+                                  attempt_dir + "/" + (setup ? kSetupErrFileName : kFinishErrFileName),
+                                  {},
+                                  plan.keyless});
   if (!proc.ok()) return proc.status();
   PartOutcome out;
   std::optional<ExitInfo> exit;

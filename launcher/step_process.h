@@ -20,6 +20,10 @@ struct SpawnSpec {
   std::map<std::string, std::string> env;  // set on top of the launcher's environment
   std::string cwd;                         // the attempt directory
   std::string stdout_path, stderr_path;    // created 0644, truncated
+  // Bound to these PUs (those of them this process may use; none of them:
+  // left unbound, as the scheduler's binding wins). Empty: not bound.
+  std::vector<int> pin;
+  bool keyless = false;  // SCIMESH_TOKEN / SCIMESH_TOKEN_FILE are not inherited
 };
 
 // How a step process ended.

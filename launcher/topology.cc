@@ -350,6 +350,8 @@ int Topology::allowed_pu_count() const {
   return static_cast<int>(std::count_if(pus_.begin(), pus_.end(), [](const Pu& p) { return p.allowed; }));
 }
 
+bool Topology::this_system() const { return hwloc_topology_is_thissystem(handle_) != 0; }
+
 std::string Topology::Summary() const {
   auto plural = [](size_t n, std::string_view one, std::string_view many) {
     return std::to_string(n) + " " + std::string(n == 1 ? one : many);

@@ -86,6 +86,9 @@ class Topology {
   const std::vector<int>& CorePath(int core) const { return core_paths_[static_cast<size_t>(core)]; }
   int kind_count() const { return kind_count_; }
   int allowed_pu_count() const;
+  // This machine as the kernel reports it, not an XML or synthetic
+  // description: its PU indices are the ones a process can be bound to.
+  bool this_system() const;
 
   // "2 packages, 4 NUMA nodes, 16 cores, 32 PUs (30 allowed), 2 GPUs, 1 CPU kind"
   std::string Summary() const;

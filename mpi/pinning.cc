@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include "protocol/rank_environment.h"
+
 namespace scimesh::mpi {
 namespace {
 
@@ -22,15 +24,6 @@ std::string ListOf(hwloc_const_bitmap_t set) {
   hwloc_bitmap_list_asprintf(&text, set);
   std::string out = text != nullptr ? text : "";
   std::free(text);
-  return out;
-}
-
-std::string Join(const std::vector<int>& v) {
-  std::string out;
-  for (int x : v) {
-    if (!out.empty()) out += ',';
-    out += std::to_string(x);
-  }
   return out;
 }
 
@@ -68,21 +61,10 @@ Result<PinReport> PinProcess(const RankAssignment& assignment) {
 }
 
 void ExportRankEnvironment(const RankAssignment& assignment) {
-  const std::string threads = std::to_string(assignment.cpus.empty() ? 1 : assignment.cpus.size());
-  std::string places;
-  for (unsigned cpu : assignment.cpus) {
-    if (!places.empty()) places += ',';
-    places += '{' + std::to_string(cpu) + '}';
+  const std::vector<int> cpus(assignment.cpus.begin(), assignment.cpus.end());
+  for (const RankVariable& v : RankEnvironment(cpus, assignment.gpus)) {
+    setenv(v.name.c_str(), v.value.c_str(), v.overrides ? 1 : 0);
   }
-  // A user's explicit choice wins over ours (overwrite = 0).
-  setenv("OMP_NUM_THREADS", threads.c_str(), 0);
-  if (!places.empty()) setenv("OMP_PLACES", places.c_str(), 0);
-  setenv("OMP_PROC_BIND", "close", 0);
-  // GPU visibility is the launcher's decision: a rank sees exactly its GPUs.
-  const std::string gpus = Join(assignment.gpus);
-  setenv("CUDA_VISIBLE_DEVICES", gpus.c_str(), 1);
-  setenv("ROCR_VISIBLE_DEVICES", gpus.c_str(), 1);
-  setenv("ZE_AFFINITY_MASK", gpus.c_str(), 1);
 }
 
 }  // namespace scimesh::mpi

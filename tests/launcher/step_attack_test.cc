@@ -87,16 +87,22 @@ class StepAttackTest : public ::testing::Test {
     ::unsetenv("SCIMESH_TOKEN_FILE");
   }
 
-  // A wrapper standing in for scimesh-rank: `prelude` (shell) runs first in
-  // the attempt directory, then scimesh-rank with a 1 s kill grace.
+  // Stands in for srun (the slurm backend's launch): drops srun's options,
+  // runs `prelude` (shell, in the attempt directory, "$@" = -- argv), then
+  // scimesh-rank with a 1 s kill grace. A single rank on the local backend
+  // runs without scimesh-rank, so the wrapper's defences are tested here.
   std::string Wrapper(const std::string& prelude) {
-    const std::string path = bin_ / ("rank-wrapper-" + std::to_string(++wrappers_));
-    std::ofstream(path) << "#!/bin/sh\n" << prelude << "\nexec '" << SCIMESH_RANK_BIN << "' --kill-grace 1 \"$@\"\n";
+    const std::string path = bin_ / ("fake-srun-" + std::to_string(++wrappers_));
+    std::ofstream(path) << "#!/bin/sh\n"
+                        << "while [ $# -gt 0 ]; do case \"$1\" in --*) shift ;; *) break ;; esac; done\n"
+                        << "rank=$1; shift\n"
+                        << prelude << "\nexec \"$rank\" --kill-grace 1 \"$@\"\n";
     ::chmod(path.c_str(), 0755);
     return path;
   }
 
-  // Runs `lease` through the launcher's lease engine: `argv` under `wrapper`.
+  // Runs `lease` through the launcher's lease engine: `argv` under the fake
+  // srun `wrapper`; with none, forked directly on the local backend.
   LeaseReport Run(const Lease& lease, std::vector<std::string> argv, const std::string& wrapper,
                   std::function<void()> allocation_ending = {}) {
     EngineConfig config;
@@ -104,8 +110,9 @@ class StepAttackTest : public ::testing::Test {
     config.client.token = Token(kToken);
     config.client.retry_budget = Millis(3000);
     config.setup = {"w-attack", spool_.path(), fake_.url()};
-    config.launch.launch.backend = Backend::kLocal;
-    config.launch.launch.rank_wrapper = wrapper;
+    config.launch.launch.backend = wrapper.empty() ? Backend::kLocal : Backend::kSlurm;
+    config.launch.launch.srun = wrapper;
+    config.launch.launch.rank_wrapper = SCIMESH_RANK_BIN;
     config.launch.launch.env = {{"SCIMESH_WORKER_ID", "w-attack"}, {"SCIMESH_URL", fake_.url()}};
     config.launch.kill_grace = std::chrono::milliseconds(1000);
     config.launch.allocation_ending = std::move(allocation_ending);
@@ -162,6 +169,26 @@ TEST_F(StepAttackTest, TheStepsProgramHoldsNoKey) {
     std::string content((std::istreambuf_iterator<char>(f)), {});
     EXPECT_EQ(content.find(kToken), std::string::npos) << "the key is in " << e.path().filename();
   }
+}
+
+// A single rank on the local backend is forked without scimesh-rank: the
+// launcher itself keeps the key from it and binds it to its cpu.
+TEST_F(StepAttackTest, ADirectlyForkedProgramHoldsNoKeyAndRunsOnItsCpu) {
+  Lease lease = fake_.MakeLease("direct");
+  LeaseReport r = Run(lease,
+                      {"/bin/sh", "-c",
+                       "env > env.txt; grep Cpus_allowed_list /proc/self/status > cpus.txt; "
+                       "echo '{\"ok\":1}' > output.json"},
+                      "");
+  ASSERT_EQ(r.end, LeaseEnd::kCompleted) << r.detail;
+  std::ifstream env(AttemptDir(lease) + "/env.txt");
+  std::string text((std::istreambuf_iterator<char>(env)), {});
+  ASSERT_NE(text.find("SCIMESH_ATTEMPT_DIR="), std::string::npos) << "the dump did not run";
+  EXPECT_EQ(text.find("SCIMESH_TOKEN"), std::string::npos) << text;
+  EXPECT_NE(text.find("OMP_PLACES={0}"), std::string::npos) << text;
+  std::ifstream cpus(AttemptDir(lease) + "/cpus.txt");
+  std::string line((std::istreambuf_iterator<char>(cpus)), {});
+  EXPECT_NE(line.find(":\t0\n"), std::string::npos) << line;
 }
 
 TEST_F(StepAttackTest, AFifoAsLeaseStateDoesNotStopTheWalltime) {

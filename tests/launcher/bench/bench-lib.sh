@@ -75,7 +75,11 @@ step_breakdown() {
              find "${dirs[@]}" -name output.json -print0 | xargs -0r stat -c 'program %n %.9Y'; } |
     awk '{ n = split($2, p, "/"); printf "{\"step\":\"%s/%s\",\"%s\":%s}\n", p[n - 3], p[n - 2], $1, $3 }' | jq -s '
       reduce .[] as $f ({}; .[$f.step] += ($f | del(.step)))')
-  jq -rs --argjson runs "$(printf '%s\n' "${runs[@]}" | jq -R . | jq -s .)" --argjson files "${files:-"{}"}" '
+  # Through files, not arguments: thousands of steps pass the argv limit.
+  printf '%s\n' "${files:-"{}"}" >"$WORK/breakdown-files.json"
+  jq -rs --argjson runs "$(printf '%s\n' "${runs[@]}" | jq -R . | jq -s .)" \
+    --slurpfile files_in "$WORK/breakdown-files.json" '
+    $files_in[0] as $files |
     def pct($q): sort | .[((length - 1) * $q | floor)];
     def ms: . * 1000 | . * 10 | round / 10;
     (reduce .[] as $e ({claim: null, steps: {}};
