@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # System test on the dev cluster: `kill -9` of the launcher while it runs a
-# 1-rank step and a 2-node step, each heartbeated by its rank 0 (scimesh-rank)
-# after the hand-over. SLURM ends the allocation; no process of either step survives;
+# 1-rank step (forked by its node agent, without scimesh-rank: the launcher
+# heartbeats it) and a 2-node step (heartbeated by its rank 0, scimesh-rank,
+# after the hand-over). SLURM ends the allocation; no process of either step survives;
 # both leases expire at the coordinator and are requeued; a second allocation
 # completes both steps. Every attempt ends in exactly one recorded outcome.
 source "$(dirname "$0")/../lib/harness.sh"
@@ -25,10 +26,21 @@ job1=$JOB
 run=$(run_when_registered killed '{}')
 both_started() { [[ $(started_count "$run") == 2 ]]; }
 wait_for "both steps to start in job $job1" 90 both_started
-# Both steps run under scimesh-rank, whose rank 0 takes the lease over: wait
-# for that, so the kill hits leases held inside the job, not by the launcher.
-ranks_hold() { [[ $(grep -c "rank 0 holds the lease now" "$WORK/first.log") == 2 ]]; }
-wait_for "rank 0 of both steps to hold their leases" 30 ranks_hold
+# The 2-node step runs under scimesh-rank, whose rank 0 takes the lease over;
+# the 1-rank step, forked by its node agent, has no take-over (the launcher
+# heartbeats it), unless the agent was not ready yet and srun ran it under
+# scimesh-rank too. Wait until every wrapped step's rank 0 holds its lease,
+# so the kill hits leases held inside the job as well as by the launcher.
+ranks_hold() {
+  local launched on_agent held
+  launched=$(grep -cE "\(step (one|wide), attempt 1\): started on" "$WORK/first.log" || true)
+  on_agent=$(grep -cE "\(step one, attempt 1\): started on .* by its node agent" "$WORK/first.log" || true)
+  held=$(grep -c "rank 0 holds the lease now" "$WORK/first.log" || true)
+  ((launched == 2 && held == launched - on_agent))
+}
+wait_for "rank 0 of every wrapped step to hold its lease" 30 ranks_hold
+grep -qE "\(step one, attempt 1\): started on .* by its node agent" "$WORK/first.log" &&
+  note "step one runs on its node agent: its lease is held by the launcher"
 pid=$(launcher_pid first)
 [[ -n $pid ]] || fail "no launcher process for job $job1"
 note "kill -9 of the launcher (pid $pid, job $job1)"
