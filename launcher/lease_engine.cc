@@ -152,6 +152,9 @@ void LeaseEngine::Prepare(const std::shared_ptr<LeaseJob>& job, Client& client) 
   job->step = std::make_unique<LaunchedStep>(job->session->context(), job->launch);
   const bool on_agent = OnAgent(*job);
   if (auto result = job->step->Prepare(on_agent)) return Conclude(job, client, *result);
+  // Without the key no process of the step can take the lease over, and no
+  // SPANK plugin watches a step forked outside srun.
+  if (job->step->plan().keyless) job->session->context().HoldHeartbeatsAlone();
   if (on_agent) {
     job->agent_node = job->launch.placement.nodes.front().name;
     return loop_->Post([this, job] { StartOnAgent(job); });

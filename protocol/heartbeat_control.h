@@ -61,6 +61,14 @@ class HeartbeatControl {
   // without it, one interval from now is assumed until that first beat.
   virtual void Resume(std::optional<LeaseDeadline> deadline) = 0;
 
+  // No other process will hold this lease or watch its state file: a single
+  // rank forked without scimesh-rank, outside srun (it has no key, and no
+  // SPANK plugin watches it). Beats then stop rewriting the state file and
+  // stop reading it for a take-over (with a thousand leases those writes
+  // were most of a launcher's idle CPU); lost and done are still written.
+  // Idempotent.
+  virtual void HoldAlone() = 0;
+
   // Stops beating; idempotent. A beat in flight is interrupted. The token is
   // left as it is. Once it returns, nothing more is written for the lease
   // but by MarkDone()/MarkLost().

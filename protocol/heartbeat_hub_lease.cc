@@ -46,6 +46,11 @@ void HubHandle::Pause() {
   lease_->st.paused = true;  // the hub's thread sees it at the next beat due
 }
 
+void HubHandle::HoldAlone() {
+  std::lock_guard<std::mutex> lock(lease_->mu);
+  lease_->st.alone = true;
+}
+
 void HubHandle::Resume(std::optional<LeaseDeadline> deadline) {
   std::lock_guard<std::mutex> lock(lease_->mu);
   if (lease_->st.Resume(deadline) && lease_->started) core_->Poke(lease_);

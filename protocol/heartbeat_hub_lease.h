@@ -60,6 +60,7 @@ class HubHandle final : public HeartbeatControl {
   int64_t beats() const override;
   void Pause() override;
   void Resume(std::optional<LeaseDeadline> deadline) override;
+  void HoldAlone() override;
   void Stop() override;
   void MarkDone() override;
   void MarkLost(CancelReason reason) override;

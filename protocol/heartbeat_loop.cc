@@ -55,6 +55,11 @@ void HeartbeatLoop::Pause() {
   st_.paused = true;
 }
 
+void HeartbeatLoop::HoldAlone() {
+  std::lock_guard<std::mutex> lock(mu_);
+  st_.alone = true;
+}
+
 void HeartbeatLoop::Resume(std::optional<LeaseDeadline> deadline) {
   {
     std::lock_guard<std::mutex> lock(mu_);

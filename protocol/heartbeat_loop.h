@@ -55,6 +55,7 @@ class HeartbeatLoop final : public HeartbeatControl {
   // deadline (the other holder's, when it was measured on this host);
   // without it, one interval from now is assumed until that first beat.
   void Resume(std::optional<LeaseDeadline> deadline) override;
+  void HoldAlone() override;
 
   // Stops beating and joins the thread; idempotent. A beat in flight is
   // interrupted. The token is left as it is.

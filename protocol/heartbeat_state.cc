@@ -74,7 +74,7 @@ void HeartbeatState::BeatAnswered(const Result<LeaseReply<LeaseExtension>>& r) {
     last_sent = r->applied->sent_at;
     ++beats;
     // Paused while this beat was in flight: the state file is the other holder's now.
-    if (!paused && !Yield()) Write(LeaseHold::kHeld, std::nullopt);
+    if (!paused && !alone && !Yield()) Write(LeaseHold::kHeld, std::nullopt);
     return;
   }
   switch (r->refusal->reason) {
@@ -90,7 +90,7 @@ void HeartbeatState::BeatAnswered(const Result<LeaseReply<LeaseExtension>>& r) {
 }
 
 bool HeartbeatState::Yield() {
-  if (!config.yields_to || config.state_path.empty()) return false;
+  if (alone || !config.yields_to || config.state_path.empty()) return false;
   auto state = ReadLeaseState(config.state_path);
   if (!state.ok() || state->holder != *config.yields_to) return false;
   if (state->state == LeaseHold::kLost) {

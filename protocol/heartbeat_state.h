@@ -26,6 +26,7 @@ struct HeartbeatState {
   bool stop = false;
   bool finished = false;  // the lease is lost or done: no more beats
   bool paused = false;    // another holder beats (Pause/Resume)
+  bool alone = false;     // HoldAlone: no take-over, no state file per beat
   LeaseDeadline deadline;
   std::string expires_at;
   MonoTime last_sent;

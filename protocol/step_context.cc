@@ -89,6 +89,8 @@ void StepContext::PauseHeartbeats() { heartbeat_.Pause(); }
 
 void StepContext::ResumeHeartbeats(std::optional<LeaseDeadline> deadline) { heartbeat_.Resume(deadline); }
 
+void StepContext::HoldHeartbeatsAlone() { heartbeat_.HoldAlone(); }
+
 void StepContext::LeaseLostElsewhere(CancelReason reason) { heartbeat_.MarkLost(reason); }
 
 }  // namespace scimesh

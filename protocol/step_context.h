@@ -94,6 +94,9 @@ class StepContext {
   // back afterwards (see HeartbeatControl::Pause/Resume).
   void PauseHeartbeats();
   void ResumeHeartbeats(std::optional<LeaseDeadline> deadline = std::nullopt);
+  // Nobody else will hold the lease or watch its state file (see
+  // HeartbeatControl::HoldAlone).
+  void HoldHeartbeatsAlone();
   // The process that held the lease for this worker (rank 0) found it lost
   // (`reason`: fenced, run_terminal, expired): cancels the token, so the
   // worker writes nothing more for this lease once the body returns.

@@ -260,6 +260,38 @@ TEST_P(HeartbeatControlTest, PausesForATakeOverAndEndsWhenTheTakerLostTheLease) 
   EXPECT_EQ(state->state, LeaseHold::kLost);
 }
 
+TEST_P(HeartbeatControlTest, HeldAloneBeatsWithoutRewritingTheStateFileButStillWritesItsEnd) {
+  // A state file saying rank 0 took over: a keeper held alone neither reads
+  // it (no yield) nor rewrites it after each beat; its end is still written.
+  std::atomic<int> n{0};
+  auto server = HostileServer::Start([&](const RecordedRequest&) {
+    if (n++ < 6) return Reply::Json(200, Extend(5000));
+    return Reply::Json(409, R"({"error":"conflict","reason":"fenced","message":"x"})");
+  });
+  auto token = std::make_shared<CancellationToken>();
+  HeartbeatConfig config = Config(Millis(30), Millis(5000));
+  config.holder = LeaseHolder::kWorker;
+  config.yields_to = LeaseHolder::kRank0;
+  auto keeper = Keep(*server, config, token);
+  keeper->HoldAlone();
+  ASSERT_TRUE(keeper->Start().ok());
+  LeaseState planted = ReadLeaseState(state_path_).value();
+  planted.holder = LeaseHolder::kRank0;
+  planted.seq = 1000;
+  ASSERT_TRUE(WriteLeaseState(state_path_, planted).ok());
+  ASSERT_TRUE(server->WaitForCount(5, Millis(5000))) << "it yielded to the planted take-over";
+  auto during = ReadLeaseState(state_path_);
+  ASSERT_TRUE(during.ok());
+  EXPECT_EQ(during->seq, 1000) << "a beat rewrote the state file";
+  ASSERT_TRUE(token->WaitFor(Millis(5000)));
+  EXPECT_EQ(token->reason(), CancelReason::kFenced);
+  keeper->Stop();
+  auto end = ReadLeaseState(state_path_);
+  ASSERT_TRUE(end.ok());
+  EXPECT_EQ(end->state, LeaseHold::kLost);
+  EXPECT_EQ(end->holder, LeaseHolder::kWorker);
+}
+
 TEST_P(HeartbeatControlTest, ResumeAfterPauseBeatsAtOnceWithTheGivenDeadline) {
   // The beat stalls, so the state file keeps what Resume wrote.
   auto server = HostileServer::Start([](const RecordedRequest&) { return Reply::Stall(Millis(20000)); });

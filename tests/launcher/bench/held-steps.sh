@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark (figures only, never timing asserts): what a launcher costs while
 # it holds HELD_STEPS running steps that use no CPU: threads, VmHWM/VmRSS,
-# % of one core over a quiet interval, and the same for its rank-0 wrappers.
+# % of one core over a quiet interval, and the same for its step processes
+# (single ranks are forked without scimesh-rank: the launcher heartbeats
+# every lease itself).
 # No allocation on the dev cluster has 1,000 cpus (it has 4, and it is
 # shared), so this runs outside SLURM: the local backend reads a synthetic
 # topology. Each step waits on a shared `flock` of its workflow's gate file,
@@ -71,14 +73,14 @@ all_running() {
 wait_for "$HELD_STEPS held steps running" 900 all_running
 ramp=$(now)
 note "all $HELD_STEPS steps spawned; measuring for $QUIET_S s after $SETTLE_S s"
-sleep "$SETTLE_S"  # the wrappers are still taking their leases over: not idle yet
-# Wrapper processes (scimesh-rank, rank 0 of each step) are the launcher's
-# children. One awk over all their files: a fork per process would load the
+sleep "$SETTLE_S"  # the last spawns' first beats and writes: not idle yet
+# The step processes (the programs; scimesh-rank where a step is wrapped)
+# are the launcher's children. One awk over all their files: a fork per process would load the
 # machine that is being measured.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 children_files() { pgrep -P "$held_launcher" | sed "s|.*|/proc/&/$1|"; }
 children_ticks() { children_files stat | xargs -r awk '{s += $14 + $15} END {print s + 0}' 2>/dev/null || true; }
-# PSS, not RSS: the wrappers share their libraries' pages; RSS would count them once each.
+# PSS, not RSS: the processes share their libraries' pages; RSS would count them once each.
 children_pss_kib() { children_files smaps_rollup | xargs -r awk '/^Pss:/ {s += $2} END {print s + 0}' 2>/dev/null || true; }
 hz=$(getconf CLK_TCK)
 l0=$(ticks "$held_launcher") c0=$(children_ticks) q0=$(now)
@@ -106,7 +108,7 @@ cat <<TABLE
 | threads | $held_threads | <= 16 |
 | VmHWM / VmRSS | $((held_hwm_kib / 1024)) MiB / $((held_rss_kib / 1024)) MiB | <= 32 MiB RSS |
 | CPU over $QUIET_S s with all $HELD_STEPS running (from $SETTLE_S s after the last spawn) | $held_cpu_pct % of one core | < 1 % |
-| its $held_children wrappers (rank 0 heartbeats each lease) | $held_children_cpu_pct % of one core, $((held_children_pss_kib / 1024)) MiB PSS in all | |
+| its $held_children step processes (the held programs) | $held_children_cpu_pct % of one core, $((held_children_pss_kib / 1024)) MiB PSS in all | |
 | run created -> all $HELD_STEPS spawned | $held_ramp_s s | |
 | coordinator threads (default --threads) | $coordinator_threads | |
 TABLE
