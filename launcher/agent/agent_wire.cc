@@ -52,6 +52,19 @@ Result<std::string> AbsolutePath(const JsonObject& o, const char* name) {
   return *path;
 }
 
+// An absolute path, or a file name in `cwd` (short lines: see agent_wire.h).
+Result<std::string> OutputPath(const JsonObject& o, const char* name, const std::string& cwd) {
+  SCIMESH_ASSIGN_OR_RETURN(auto path, o.OptString(name));
+  if (path && !path->empty() && (*path)[0] != '/') {
+    if (cwd.empty() || path->find('/') != std::string::npos || *path == "." || *path == ".." ||
+        path->size() > 255 || path->find('\0') != std::string::npos) {
+      return Invalid(std::string(name) + ": must be an absolute path, or a file name in cwd");
+    }
+    return cwd + "/" + *path;
+  }
+  return AbsolutePath(o, name);
+}
+
 Result<std::vector<std::string>> Argv(const JsonObject& o) {
   SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* a, o.Array("argv"));
   if (a->Empty() || a->Size() > kMaxArgs) return Invalid("argv: must hold 1 to 4096 strings");
@@ -125,8 +138,8 @@ Result<AgentCommand> ParseStart(const rapidjson::Value& doc, const JsonObject& o
   SCIMESH_ASSIGN_OR_RETURN(s.unset, Unset(doc));
   SCIMESH_ASSIGN_OR_RETURN(s.env, Env(doc));
   SCIMESH_ASSIGN_OR_RETURN(s.cwd, AbsolutePath(o, "cwd"));
-  SCIMESH_ASSIGN_OR_RETURN(s.stdout_path, AbsolutePath(o, "stdout"));
-  SCIMESH_ASSIGN_OR_RETURN(s.stderr_path, AbsolutePath(o, "stderr"));
+  SCIMESH_ASSIGN_OR_RETURN(s.stdout_path, OutputPath(o, "stdout", s.cwd));
+  SCIMESH_ASSIGN_OR_RETURN(s.stderr_path, OutputPath(o, "stderr", s.cwd));
   SCIMESH_ASSIGN_OR_RETURN(s.cpus, Cpus(doc));
   return AgentCommand(std::move(s));
 }

@@ -25,14 +25,26 @@ inline constexpr size_t kMaxCpus = 1024;  // CPU_SETSIZE: OS PU indices 0..1023
 inline constexpr int64_t kMaxGraceMs = 24LL * 3600 * 1000;
 
 // {"op":"start"}: fork and exec one step.
+// What a step the agent forks never inherits from the agent's own job step:
+// srun's task identity and PMI, which would make an MPI program look for a
+// step manager that is not there. Names, or prefixes ending in '*'.
+inline constexpr const char* kAgentStepUnset[] = {
+    "SLURM_STEP*", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_TASK_PID", "SLURM_CPU_BIND*",
+    "SLURM_NTASKS*", "SLURM_NPROCS", "SLURM_TASKS_PER_NODE", "SLURM_SRUN_COMM*", "SLURM_LAUNCH_NODE_IPADDR",
+    "SLURM_DISTRIBUTION", "SLURM_MPI_TYPE", "PMI_*", "PMIX_*", "OMPI_*"};
+
 struct AgentStart {
   std::string id;                          // opaque, 1..128 printable ASCII bytes
   std::vector<std::string> argv;           // argv[0] searched in PATH when it has no '/'
   std::vector<std::string> unset;          // names ("X") or prefixes ("SLURM_*") removed from
-                                           // the agent's environment before `env` is applied
+                                           // the agent's environment before `env` is applied,
+                                           // besides kAgentStepUnset (always)
   std::map<std::string, std::string> env;  // set on top of the agent's environment
   std::string cwd;                         // absolute; empty: the agent's own
-  std::string stdout_path, stderr_path;    // absolute; empty: /dev/null
+  std::string stdout_path, stderr_path;    // absolute; empty: /dev/null. On the wire also a
+                                           // file name in cwd, so that lines stay short: srun
+                                           // forwards a line over 1,024 bytes in pieces, and
+                                           // the second waits ~40 ms (Nagle, delayed ACK)
   std::vector<int> cpus;                   // OS PU indices; empty: not pinned
 };
 // {"op":"signal"}: a signal to the step's whole process group.

@@ -31,6 +31,15 @@ TEST(AgentWire, AStartCommandRoundTrips) {
   EXPECT_EQ(p.cpus, s.cpus);
 }
 
+// A short line: srun forwards one over 1,024 bytes in pieces, ~40 ms apart.
+TEST(AgentWire, OutputFileNamesAreInTheWorkingDirectory) {
+  auto c = ParseAgentCommand(R"({"op":"start","id":"a","argv":["ls"],"cwd":"/s/r/1","stdout":"step.out","stderr":"/e"})");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const auto& s = std::get<AgentStart>(*c);
+  EXPECT_EQ(s.stdout_path, "/s/r/1/step.out");
+  EXPECT_EQ(s.stderr_path, "/e");
+}
+
 TEST(AgentWire, SignalStopAndPingRoundTrip) {
   auto sig = ParseAgentCommand(AgentCommandLine(AgentSignal{"a", 10}));
   ASSERT_TRUE(sig.ok()) << sig.status().ToString();
@@ -60,6 +69,9 @@ TEST(AgentWire, HostileCommandsAreRefusedWithTheReason) {
       {R"({"op":"start","id":"","argv":["ls"]})", "id: must be 1 to 128"},
       {R"({"op":"start","id":"a","argv":["ls"],"cwd":"rel/dir"})", "cwd: must be an absolute path"},
       {R"({"op":"start","id":"a","argv":["ls"],"stdout":5})", "stdout: must be a string"},
+      {R"({"op":"start","id":"a","argv":["ls"],"stdout":"out.log"})", "stdout: must be an absolute path, or a file name in cwd"},
+      {R"({"op":"start","id":"a","argv":["ls"],"cwd":"/d","stderr":"../e"})", "stderr: must be an absolute path, or a file name"},
+      {R"({"op":"start","id":"a","argv":["ls"],"cwd":"/d","stderr":".."})", "stderr: must be an absolute path, or a file name"},
       {R"({"op":"start","id":"a","argv":["ls"],"env":{"A=B":"c"}})", "env: a variable name"},
       {R"({"op":"start","id":"a","argv":["ls"],"env":{"A":1}})", "env.A: must be a string"},
       {R"({"op":"start","id":"a","argv":["ls"],"unset":["A*B"]})", "unset: each must be a variable name"},

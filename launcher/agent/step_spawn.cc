@@ -93,10 +93,18 @@ bool Redirect(const std::string& path, int target) {
   Fail(report, kExec);
 }
 
-// `name` is one of the variables `start` removes from the agent's environment.
+bool Matches(std::string_view pattern, std::string_view name) {
+  return pattern.ends_with('*') ? name.starts_with(pattern.substr(0, pattern.size() - 1)) : name == pattern;
+}
+
+// `name` is one of the variables removed from the agent's environment: srun's
+// task identity and PMI always (kAgentStepUnset), and what `start` names.
 bool Unset(const AgentStart& start, std::string_view name) {
+  for (std::string_view u : kAgentStepUnset) {
+    if (Matches(u, name)) return true;
+  }
   for (std::string_view u : start.unset) {
-    if (u.ends_with('*') ? name.starts_with(u.substr(0, u.size() - 1)) : name == u) return true;
+    if (Matches(u, name)) return true;
   }
   return false;
 }

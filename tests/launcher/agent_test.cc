@@ -68,7 +68,10 @@ class AgentTest : public ::testing::Test {
   // that prefix as the launcher starts it in an allocation. agent.pid() is
   // then srun's: killing or signalling it models the launcher's srun dying.
   AgentChannel Spawn(std::vector<std::string> extra = {}) {
-    // The agent inherits these; a step may remove them with `unset`.
+    // The agent inherits these; a step may remove them with `unset`. srun's
+    // task identity it never passes on.
+    ::setenv("SLURM_PROCID", "3", 1);
+    ::setenv("PMIX_RANK", "3", 1);
     ::setenv("SCIMESH_AGENT_TEST_A", "a", 1);
     ::setenv("SCIMESH_AGENT_TEST_B", "b", 1);
     ::setenv("SCIMESH_AGENT_KEPT", "kept", 1);
@@ -112,7 +115,7 @@ class AgentTest : public ::testing::Test {
     s.id = std::move(id);
     s.argv = {"/bin/sh", "-c", std::move(script)};
     s.cwd = dir_.path();
-    s.stdout_path = dir_ / (s.id + ".out");
+    s.stdout_path = s.id + ".out";  // a file name in cwd, as the launcher sends it
     s.stderr_path = dir_ / (s.id + ".err");
     return s;
   }
@@ -147,7 +150,8 @@ class AgentTest : public ::testing::Test {
 TEST_F(AgentTest, AStepRunsAndItsExitCodeAndSignalAreReported) {
   AgentChannel agent = Spawn();
   AgentStart s = Step("ok", "echo \"$GREETING\" \"${SCIMESH_AGENT_TEST_A-unset}\" \"${SCIMESH_AGENT_TEST_B-unset}\" "
-                            "\"${SCIMESH_AGENT_KEPT-unset}\" > greeting.txt; exit 3");
+                            "\"${SCIMESH_AGENT_KEPT-unset}\" \"${SLURM_PROCID-unset}\" \"${PMIX_RANK-unset}\" "
+                            "> greeting.txt; exit 3");
   s.env = {{"GREETING", "hello"}};
   s.unset = {"SCIMESH_AGENT_TEST_*", "SCIMESH_AGENT_GONE"};
   ASSERT_TRUE(agent.Start(s).ok());
@@ -160,7 +164,7 @@ TEST_F(AgentTest, AStepRunsAndItsExitCodeAndSignalAreReported) {
   EXPECT_FALSE(exited.signaled);
   EXPECT_EQ(exited.code, 3);
   // cwd, env and unset applied to the agent's environment (set in Spawn).
-  EXPECT_EQ(TestDir::Read(dir_ / "greeting.txt"), "hello unset unset kept\n");
+  EXPECT_EQ(TestDir::Read(dir_ / "greeting.txt"), "hello unset unset kept unset unset\n");
 
   ASSERT_TRUE(agent.Start(Step("sig", "sleep 600")).ok());
   ASSERT_EQ(Next(agent).kind, Kind::kStarted);
