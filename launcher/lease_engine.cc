@@ -18,7 +18,6 @@ namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("launcher"); }
 
-
 // `path` as a file name when it is one in `dir`, else unchanged.
 std::string InDirectory(const std::string& path, const std::string& dir) {
   if (dir.empty() || path.size() <= dir.size() + 1 || path.compare(0, dir.size(), dir) != 0 || path[dir.size()] != '/') {

@@ -60,6 +60,15 @@ class HeartbeatHubTest : public ::testing::Test {
     return c;
   }
 
+  // Starts leases 0..n-1 on `hub` into leases_/tokens_ (ASSERT_NO_FATAL_FAILURE it).
+  void StartLeases(HeartbeatHub& hub, int n, Millis interval, Millis ttl) {
+    for (int i = 0; i < n; ++i) {
+      tokens_.push_back(std::make_shared<CancellationToken>());
+      leases_.push_back(hub.Add(Config(i, interval, ttl), tokens_.back()));
+      ASSERT_TRUE(leases_.back()->Start().ok());
+    }
+  }
+
   size_t BeatsOf(const HostileServer& s, int i) const {
     const std::string id = LeaseId(i);
     return s.Count([&](const RecordedRequest& r) { return testing::LeaseIdOf(r) == id; });
@@ -67,6 +76,8 @@ class HeartbeatHubTest : public ::testing::Test {
 
   TestDir tmp_;
   const std::string dir_ = tmp_.path();
+  std::vector<std::unique_ptr<HeartbeatControl>> leases_;
+  std::vector<std::shared_ptr<CancellationToken>> tokens_;
 };
 
 TEST_F(HeartbeatHubTest, TwoHundredLeasesBeatOverAFewKeptAliveConnections) {
@@ -78,13 +89,7 @@ TEST_F(HeartbeatHubTest, TwoHundredLeasesBeatOverAFewKeptAliveConnections) {
   auto server = HostileServer::Start([](const RecordedRequest&) { return Reply::Json(200, Extend(120000)); });
   auto hub = HubFor(*server);
   constexpr int kLeases = 200;
-  std::vector<std::unique_ptr<HeartbeatControl>> leases;
-  std::vector<std::shared_ptr<CancellationToken>> tokens;
-  for (int i = 0; i < kLeases; ++i) {
-    tokens.push_back(std::make_shared<CancellationToken>());
-    leases.push_back(hub->Add(Config(i, Millis(500), Millis(120000)), tokens.back()));
-    ASSERT_TRUE(leases.back()->Start().ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(StartLeases(*hub, kLeases, Millis(500), Millis(120000)));
   ASSERT_TRUE(server->WaitForCount(size_t{kLeases} * 3, Scaled(Millis(30000))));
   // The total can be reached by the first leases' later beats while the last
   // ones were still being added (slow under ASan): wait for every lease's
@@ -99,7 +104,7 @@ TEST_F(HeartbeatHubTest, TwoHundredLeasesBeatOverAFewKeptAliveConnections) {
   while (!all_beat() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  for (auto& l : leases) l->Stop();
+  for (auto& l : leases_) l->Stop();
   const auto requests = server->requests();
   std::set<int> connections;
   std::map<std::string, int> per_lease;
@@ -111,7 +116,7 @@ TEST_F(HeartbeatHubTest, TwoHundredLeasesBeatOverAFewKeptAliveConnections) {
   // First come, first served: every lease beat, none was starved by others.
   for (int i = 0; i < kLeases; ++i) {
     EXPECT_GE(per_lease[LeaseId(i)], 1) << "lease " << i << " never beat";
-    EXPECT_FALSE(tokens[i]->cancelled()) << i;
+    EXPECT_FALSE(tokens_[i]->cancelled()) << i;
   }
   const size_t beats = requests.size();
   EXPECT_LE(connections.size(), 16u) << beats << " beats";
@@ -131,20 +136,14 @@ TEST_F(HeartbeatHubTest, AFreedConnectionGoesToTheLongestWaitingLeaseNotToTheOne
   });
   auto hub = HubFor(*server);
   constexpr int kLeases = 12;
-  std::vector<std::unique_ptr<HeartbeatControl>> leases;
-  std::vector<std::shared_ptr<CancellationToken>> tokens;
-  for (int i = 0; i < kLeases; ++i) {
-    tokens.push_back(std::make_shared<CancellationToken>());
-    leases.push_back(hub->Add(Config(i, Millis(5), Millis(10000)), tokens.back()));
-    ASSERT_TRUE(leases.back()->Start().ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(StartLeases(*hub, kLeases, Millis(5), Millis(10000)));
   // At most 8 answers per 40 ms: 48 answers take at least 240 ms, and by
   // then first come first served has served every lease at least twice.
   ASSERT_TRUE(server->WaitForCount(size_t{kLeases} * 4, Scaled(Millis(20000))));
-  for (auto& l : leases) l->Stop();
+  for (auto& l : leases_) l->Stop();
   for (int i = 0; i < kLeases; ++i) {
     EXPECT_GE(BeatsOf(*server, i), 2u) << "lease " << i << " starved";
-    EXPECT_FALSE(tokens[i]->cancelled()) << i;
+    EXPECT_FALSE(tokens_[i]->cancelled()) << i;
   }
 }
 
@@ -157,23 +156,17 @@ TEST_F(HeartbeatHubTest, OneFencedLeaseEndsWhileTheOthersBeatOn) {
     return Reply::Json(200, Extend(5000));
   });
   auto hub = HubFor(*server);
-  std::vector<std::unique_ptr<HeartbeatControl>> leases;
-  std::vector<std::shared_ptr<CancellationToken>> tokens;
-  for (int i = 0; i < 4; ++i) {
-    tokens.push_back(std::make_shared<CancellationToken>());
-    leases.push_back(hub->Add(Config(i, Millis(30), Millis(5000)), tokens.back()));
-    ASSERT_TRUE(leases.back()->Start().ok());
-  }
-  ASSERT_TRUE(tokens[0]->WaitFor(Millis(5000)));
-  EXPECT_EQ(tokens[0]->reason(), CancelReason::kFenced);
+  ASSERT_NO_FATAL_FAILURE(StartLeases(*hub, 4, Millis(30), Millis(5000)));
+  ASSERT_TRUE(tokens_[0]->WaitFor(Millis(5000)));
+  EXPECT_EQ(tokens_[0]->reason(), CancelReason::kFenced);
   const size_t before = server->requests().size();
   // The other three go on: 18 more beats, about six each.
   ASSERT_TRUE(server->WaitForCount(before + size_t{18}, Millis(10000)));
-  for (auto& l : leases) l->Stop();
+  for (auto& l : leases_) l->Stop();
   EXPECT_EQ(BeatsOf(*server, 0), 1u) << "no beat after fenced";
   for (int i = 1; i < 4; ++i) {
-    EXPECT_FALSE(tokens[i]->cancelled()) << i;
-    EXPECT_GE(leases[i]->beats(), 3) << i;
+    EXPECT_FALSE(tokens_[i]->cancelled()) << i;
+    EXPECT_GE(leases_[i]->beats(), 3) << i;
   }
   auto state = ReadLeaseState(dir_ + "/0.state");
   ASSERT_TRUE(state.ok());
