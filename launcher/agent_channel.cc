@@ -78,7 +78,9 @@ Result<AgentChannel> AgentChannel::Spawn(const std::vector<std::string>& argv) {
 AgentChannel::AgentChannel(AgentChannel&& o) noexcept
     : pid_(std::exchange(o.pid_, -1)),
       socket_(std::move(o.socket_)),
+      direct_(std::move(o.direct_)),
       lines_(std::move(o.lines_)),
+      direct_lines_(std::move(o.direct_lines_)),
       pending_(std::move(o.pending_)),
       eof_(o.eof_),
       write_closed_(o.write_closed_),
@@ -93,18 +95,28 @@ AgentChannel::~AgentChannel() {
   }
 }
 
-Result<std::vector<AgentEvent>> AgentChannel::ReadEvents() {
+void AgentChannel::AttachDirect(UniqueFd socket) {
+  ::fcntl(socket.get(), F_SETFL, ::fcntl(socket.get(), F_GETFL) | O_NONBLOCK);
+  direct_ = std::move(socket);
+}
+
+void AgentChannel::Drain(int fd, agent::LineSplitter& lines) {
   char buf[65536];
   while (!eof_) {
-    ssize_t n = ::recv(socket_.get(), buf, sizeof buf, MSG_DONTWAIT);
+    ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     if (n <= 0) {
       eof_ = true;  // EOF, or the socket broke: either way the agent is gone
       break;
     }
-    for (auto& line : lines_.Push(std::string_view(buf, static_cast<size_t>(n)))) pending_.push_back(std::move(line));
+    for (auto& line : lines.Push(std::string_view(buf, static_cast<size_t>(n)))) pending_.push_back(std::move(line));
   }
+}
+
+Result<std::vector<AgentEvent>> AgentChannel::ReadEvents() {
+  Drain(socket_.get(), lines_);
+  if (direct_.valid()) Drain(direct_.get(), direct_lines_);
   std::vector<AgentEvent> events;
   while (!pending_.empty()) {
     const auto& line = pending_.front();
@@ -132,16 +144,17 @@ Result<std::vector<AgentEvent>> AgentChannel::WaitEvents(std::chrono::millisecon
     if (!events.ok() || !events->empty() || eof_) return events;
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
     if (left.count() <= 0) return events;
-    pollfd p{socket_.get(), POLLIN, 0};
-    ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 60000)));
+    pollfd p[2] = {{socket_.get(), POLLIN, 0}, {direct_.get(), POLLIN, 0}};
+    ::poll(p, direct_.valid() ? 2 : 1, static_cast<int>(std::min<int64_t>(left.count(), 60000)));
   }
 }
 
 Status AgentChannel::Write(std::string_view bytes) {
   if (write_closed_) return Status::Cancelled("agent: the channel was closed");
   const auto until = std::chrono::steady_clock::now() + kWriteTimeout;
+  const int fd = direct_.valid() ? direct_.get() : socket_.get();
   while (!bytes.empty()) {
-    ssize_t n = ::send(socket_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
       bytes.remove_prefix(static_cast<size_t>(n));
       continue;
@@ -150,7 +163,7 @@ Status AgentChannel::Write(std::string_view bytes) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
       if (left.count() <= 0) return Status::Timeout("agent: not reading its commands");
-      pollfd p{socket_.get(), POLLOUT, 0};
+      pollfd p{fd, POLLOUT, 0};
       ::poll(&p, 1, static_cast<int>(left.count()));
       continue;
     }
@@ -174,7 +187,10 @@ Status AgentChannel::Ping() { return Write(agent::AgentCommandLine(agent::AgentP
 Status AgentChannel::SendLine(std::string_view line) { return Write(std::string(line) + "\n"); }
 
 void AgentChannel::Close() {
-  if (!write_closed_) ::shutdown(socket_.get(), SHUT_WR);
+  if (!write_closed_) {
+    ::shutdown(socket_.get(), SHUT_WR);
+    if (direct_.valid()) ::shutdown(direct_.get(), SHUT_WR);
+  }
   write_closed_ = true;
 }
 

@@ -4,7 +4,9 @@
 // events.
 //
 // The agent's stdin and stdout are one end of a Unix socket pair; the
-// launcher holds the other end (close-on-exec, non-blocking). Writes block
+// launcher holds the other end (close-on-exec, non-blocking). Once the
+// agent's direct channel (a TCP connection, docs/agent.md) is attached,
+// commands go there and events are read from both. Writes block
 // up to a timeout (5 s) when the agent does not read; reads never block.
 // Sends use MSG_NOSIGNAL: a dead agent is a Status, not a SIGPIPE.
 //
@@ -44,6 +46,11 @@ class AgentChannel {
   // Readable when events (or the end of the channel) may be waiting: for
   // the launcher's epoll loop. Valid until the channel is destroyed.
   int fd() const { return socket_.get(); }
+  // The direct channel's socket, or -1: watched like fd().
+  int direct_fd() const { return direct_.get(); }
+  // From now on commands go to `socket` (non-blocking), and its events are
+  // read as the stdio channel's are; either one ending ends the channel.
+  void AttachDirect(UniqueFd socket);
   // The agent process (or its srun).
   pid_t pid() const { return pid_; }
 
@@ -65,7 +72,8 @@ class AgentChannel {
   // for, and tests that play a hostile launcher.
   Status SendLine(std::string_view line);
 
-  // Ends the agent's stdin: it stops its steps and exits. Events still arrive.
+  // Ends the agent's stdin (and the direct channel's sending side): it stops
+  // its steps and exits. Events still arrive.
   void Close();
   // Waits up to `timeout` for the agent process to exit; its wait status
   // decoded as an exit code (128 + N when killed by signal N).
@@ -76,8 +84,12 @@ class AgentChannel {
   Status Write(std::string_view bytes);
 
   pid_t pid_ = -1;
+  // Reads what `fd` has into `lines`, then its complete lines into pending_.
+  void Drain(int fd, agent::LineSplitter& lines);
+
   UniqueFd socket_;
-  agent::LineSplitter lines_;
+  UniqueFd direct_;
+  agent::LineSplitter lines_, direct_lines_;
   std::deque<agent::LineSplitter::Line> pending_;
   bool eof_ = false, write_closed_ = false;
   std::optional<int> exit_;

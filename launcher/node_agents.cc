@@ -16,20 +16,52 @@ NodeAgents::~NodeAgents() { CloseAll(std::chrono::milliseconds(0)); }
 
 void NodeAgents::Launch(const std::vector<std::string>& nodes,
                         const std::function<std::vector<std::string>(const std::string&)>& argv_for) {
+  if (!rendezvous_ && !nodes.empty()) {
+    auto opened = AgentRendezvous::Open(loop_, [this](const std::string& node, UniqueFd socket) {
+      OnDirect(node, std::move(socket));
+    });
+    if (opened.ok()) rendezvous_ = std::move(*opened);
+    else Log()->warn("node agents: no direct channel ({}); they use srun's stdio", opened.status().message());
+  }
   for (const std::string& node : nodes) {
-    auto channel = AgentChannel::Spawn(argv_for(node));
+    std::vector<std::string> argv = argv_for(node);
+    std::optional<std::string> secret;
+    if (rendezvous_) {
+      if (auto s = rendezvous_->Expect(node); s.ok()) {
+        secret = *s;
+        argv.insert(argv.end(), {"--connect", std::to_string(rendezvous_->port())});
+      }
+    }
+    auto channel = AgentChannel::Spawn(argv);
     if (!channel.ok()) {
       Log()->warn("node agent of {}: cannot start it ({}); its steps go through srun", node,
                   channel.status().message());
+      if (rendezvous_) rendezvous_->Forget(node);
       continue;
     }
     Agent& a = agents_[node];
     a.channel = std::make_unique<AgentChannel>(std::move(*channel));
-    if (Status s = loop_.Watch(a.channel->fd(), [this, node] { OnReadable(node); }); !s.ok()) {
-      Log()->warn("node agent of {}: {}", node, s.message());
-      agents_.erase(node);
-    }
+    Status s = loop_.Watch(a.channel->fd(), [this, node] { OnReadable(node); });
+    if (s.ok() && secret) s = a.channel->SendLine(*secret);
+    if (!s.ok()) Gone(node, s.message());
   }
+}
+
+void NodeAgents::OnDirect(const std::string& node, UniqueFd socket) {
+  auto it = agents_.find(node);
+  if (it == agents_.end()) return;  // gone meanwhile: the socket closes
+  AgentChannel& channel = *it->second.channel;
+  channel.AttachDirect(std::move(socket));
+  if (Status s = loop_.Watch(channel.direct_fd(), [this, node] { OnReadable(node); }); !s.ok()) {
+    return Gone(node, s.message());
+  }
+  Log()->debug("node agent of {}: direct channel up", node);
+  OnReadable(node);  // what it sent after its secret
+}
+
+void NodeAgents::Unwatch(const Agent& a) {
+  loop_.Unwatch(a.channel->fd());
+  if (a.channel->direct_fd() >= 0) loop_.Unwatch(a.channel->direct_fd());
 }
 
 bool NodeAgents::Ready(const std::string& node) const {
@@ -67,9 +99,12 @@ void NodeAgents::OnReadable(const std::string& node) {
   for (const AgentEvent& ev : *events) {
     switch (ev.kind) {
       case AgentEvent::Kind::kReady: {
+        const bool direct = a.channel->direct_fd() >= 0;
+        // Ready on stdio: it could not connect back, and never will.
+        if (!direct && rendezvous_) rendezvous_->Forget(node);
         std::lock_guard<std::mutex> lock(mu_);
         ready_.insert(node);
-        Log()->info("node agent of {} ready (pid {})", node, ev.pid);
+        Log()->info("node agent of {} ready (pid {}, {})", node, ev.pid, direct ? "direct channel" : "srun's stdio");
         break;
       }
       case AgentEvent::Kind::kStarted:
@@ -101,7 +136,8 @@ void NodeAgents::Gone(const std::string& node, const std::string& why) {
     ready_.erase(node);
   }
   Log()->warn("node agent of {} is gone ({}); its steps were killed, later ones go through srun", node, why);
-  loop_.Unwatch(it->second.channel->fd());
+  if (rendezvous_) rendezvous_->Forget(node);
+  Unwatch(it->second);
   const std::set<std::string> steps = std::move(it->second.steps);
   agents_.erase(it);  // kills the agent process if it is still there
   for (const std::string& id : steps) hooks_.exited(id, ExitInfo{true, SIGKILL});
@@ -112,8 +148,9 @@ void NodeAgents::CloseAll(std::chrono::milliseconds grace) {
     std::lock_guard<std::mutex> lock(mu_);
     ready_.clear();
   }
+  rendezvous_.reset();
   for (auto& [node, a] : agents_) {
-    loop_.Unwatch(a.channel->fd());
+    Unwatch(a);
     a.channel->Close();
   }
   for (auto& [node, a] : agents_) (void)a.channel->WaitExit(grace);

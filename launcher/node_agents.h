@@ -3,6 +3,10 @@
 // them, says which are ready, sends `start`/`signal` for the steps the lease
 // engine gives them and turns their events into calls of Hooks.
 //
+// Each agent is asked to connect back over TCP (the direct channel,
+// docs/agent.md): AgentRendezvous proves the connection, and the channel
+// moves onto it; an agent that cannot connect stays on srun's stdio.
+//
 // An agent whose channel ends (it died, or its srun did) is gone for good:
 // every step it had started is reported ended (killed by SIGKILL: its
 // keeper kills what is left), and later steps of that node go through srun.
@@ -20,6 +24,7 @@
 #include <vector>
 
 #include "launcher/agent_channel.h"
+#include "launcher/agent_rendezvous.h"
 #include "launcher/event_loop.h"
 #include "launcher/step_process.h"
 
@@ -36,7 +41,8 @@ class NodeAgents {
   NodeAgents(EventLoop& loop, Hooks hooks) : loop_(loop), hooks_(std::move(hooks)) {}
   ~NodeAgents();  // closes every channel (the agents stop their steps and exit)
 
-  // Starts `argv_for(node)` for each node; each is used once it says ready.
+  // Starts `argv_for(node)` for each node (with `--connect PORT` added when
+  // the rendezvous port is open); each is used once it says ready.
   void Launch(const std::vector<std::string>& nodes,
               const std::function<std::vector<std::string>(const std::string&)>& argv_for);
   bool Ready(const std::string& node) const;
@@ -55,11 +61,14 @@ class NodeAgents {
     std::set<std::string> steps;  // started or being started
   };
   void OnReadable(const std::string& node);
+  void OnDirect(const std::string& node, UniqueFd socket);
+  void Unwatch(const Agent& a);
   void Gone(const std::string& node, const std::string& why);
 
   EventLoop& loop_;
   const Hooks hooks_;
   std::map<std::string, Agent> agents_;
+  std::unique_ptr<AgentRendezvous> rendezvous_;  // null: no direct channels
   mutable std::mutex mu_;
   std::set<std::string> ready_;
 };

@@ -1,4 +1,4 @@
-// scimesh-agent's flags: --kill-grace-ms, --help, --version.
+// scimesh-agent's flags: --kill-grace-ms, --connect, --help, --version.
 #include "launcher/agent/agent_cli.h"
 
 #include <linux/close_range.h>
@@ -8,14 +8,19 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "launcher/agent/agent_loop.h"
+#include "launcher/agent/connect_back.h"
 #include "launcher/agent/keeper.h"
 
 namespace scimesh::agent {
 namespace {
+
+// How long --connect waits for the secret line, and then for the connection.
+constexpr auto kConnectTimeout = std::chrono::seconds(5);
 
 constexpr char kUsage[] = R"(Usage: scimesh-agent [options]
 
@@ -33,6 +38,14 @@ keeper process it forked at start kills every step's process group.
 Options:
   --kill-grace-ms MS   SIGTERM -> SIGKILL for the steps when the agent shuts
                        down (default 2000)
+  --connect [HOST:]PORT
+                       the direct channel: read a secret from the first line
+                       of stdin, connect to the launcher over TCP at HOST
+                       (numeric; default $SLURM_LAUNCH_NODE_IPADDR, else
+                       127.0.0.1), send the secret, and carry commands and
+                       events on that connection. If it cannot connect
+                       within 5 s, the agent says why on stderr and stays on
+                       stdin/stdout.
   --version            print the version and exit
   -h, --help           this help
 
@@ -50,6 +63,7 @@ int Usage(const char* why) {
 int RunAgentCli(int argc, char** argv) {
   AgentOptions options;
   options.version = SCIMESH_AGENT_VERSION;
+  std::optional<ConnectTarget> connect;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     std::string_view value;
@@ -60,6 +74,13 @@ int RunAgentCli(int argc, char** argv) {
     if (arg == "--version") {
       (void)std::printf("scimesh-agent %s\n", SCIMESH_AGENT_VERSION);
       return 0;
+    }
+    if (arg.starts_with("--connect=") || arg == "--connect") {
+      if (arg == "--connect" && ++i == argc) return Usage("--connect needs [HOST:]PORT");
+      auto target = ParseConnectTarget(arg == "--connect" ? std::string_view(argv[i]) : arg.substr(10));
+      if (!target.ok()) return Usage(target.status().message().c_str());
+      connect = *target;
+      continue;
     }
     if (arg.starts_with("--kill-grace-ms=")) {
       value = arg.substr(std::strlen("--kill-grace-ms="));
@@ -90,6 +111,18 @@ int RunAgentCli(int argc, char** argv) {
   if (!keeper.ok()) {
     (void)std::fprintf(stderr, "scimesh-agent: cannot start its keeper: %s\n", keeper.status().message().c_str());
     return 1;
+  }
+  UniqueFd direct;
+  if (connect) {
+    auto secret = ReadSecretLine(options.in_fd, kConnectTimeout);
+    auto fd = secret.ok() ? ConnectBack(*connect, *secret, kConnectTimeout) : Result<UniqueFd>(secret.status());
+    if (fd.ok()) {
+      direct = std::move(*fd);
+      options.direct_fd = options.out_fd = direct.get();
+    } else {
+      (void)std::fprintf(stderr, "scimesh-agent: no direct channel to %s port %s (%s); staying on stdin/stdout\n",
+                         connect->host.c_str(), connect->port.c_str(), fd.status().message().c_str());
+    }
   }
   return RunAgent(options, *keeper);
 }

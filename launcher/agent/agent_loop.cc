@@ -42,7 +42,7 @@ class Loop {
   bool Watch(int fd);
   void Emit(const AgentEvent& event);
   void Error(std::string id, std::string message);
-  void OnInput();
+  void OnInput(int fd);
   void OnLine(const LineSplitter::Line& line);
   void OnStart(const AgentStart& start);
   void OnSignal();
@@ -54,7 +54,7 @@ class Loop {
   const AgentOptions& options_;
   Keeper& keeper_;
   UniqueFd epoll_, signals_;
-  LineSplitter lines_;
+  LineSplitter lines_, direct_lines_;
   std::map<std::string, Step> steps_;
   std::map<int, std::string> by_pidfd_;
   bool stopping_ = false, out_broken_ = false;
@@ -93,15 +93,16 @@ void Loop::Error(std::string id, std::string message) {
   Emit(e);
 }
 
-void Loop::OnInput() {
+void Loop::OnInput(int fd) {
   char buf[65536];
-  ssize_t n = ::read(options_.in_fd, buf, sizeof buf);
+  ssize_t n = ::read(fd, buf, sizeof buf);
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
   if (n <= 0) {
     Shutdown(0);  // the launcher (or its srun) is gone
     return;
   }
-  for (const auto& line : lines_.Push(std::string_view(buf, static_cast<size_t>(n)))) {
+  LineSplitter& lines = fd == options_.in_fd ? lines_ : direct_lines_;
+  for (const auto& line : lines.Push(std::string_view(buf, static_cast<size_t>(n)))) {
     if (stopping_) return;
     OnLine(line);
   }
@@ -206,6 +207,7 @@ void Loop::Shutdown(int exit_code) {
   stopping_ = true;
   exit_code_ = exit_code;
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, options_.in_fd, nullptr);
+  if (options_.direct_fd >= 0) ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, options_.direct_fd, nullptr);
   const auto at = Clock::now() + options_.kill_grace;
   for (auto& [id, step] : steps_) {
     ::kill(-step.pid, SIGTERM);
@@ -251,6 +253,10 @@ int Loop::Run() {
     (void)std::fprintf(stderr, "scimesh-agent: stdin must be a pipe, socket or terminal: %s\n", std::strerror(errno));
     return 1;
   }
+  if (options_.direct_fd >= 0 && !Watch(options_.direct_fd)) {
+    (void)std::fprintf(stderr, "scimesh-agent: cannot watch the direct channel: %s\n", std::strerror(errno));
+    return 1;
+  }
   AgentEvent ready;
   ready.kind = AgentEvent::Kind::kReady;
   ready.host = HostName();
@@ -270,8 +276,8 @@ int Loop::Run() {
     }
     for (int i = 0; i < n; ++i) {
       const int fd = events[i].data.fd;
-      if (fd == options_.in_fd) {
-        if (!stopping_) OnInput();
+      if (fd == options_.in_fd || fd == options_.direct_fd) {
+        if (!stopping_) OnInput(fd);
       } else if (fd == signals_.get()) {
         OnSignal();
       } else {

@@ -310,4 +310,12 @@ std::string AgentEventLine(const AgentEvent& e) {
   return Line(buf);
 }
 
+bool IsDirectSecret(std::string_view s) {
+  if (s.size() != kDirectSecretChars) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
 }  // namespace scimesh::agent

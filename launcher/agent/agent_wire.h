@@ -24,6 +24,12 @@ inline constexpr size_t kMaxEnv = 4096;
 inline constexpr size_t kMaxCpus = 1024;  // CPU_SETSIZE: OS PU indices 0..1023
 inline constexpr int64_t kMaxGraceMs = 24LL * 3600 * 1000;
 
+// The direct channel's secret (docs/agent.md "The direct channel"): the
+// first line of the agent's stdin, and its first line back on the socket.
+inline constexpr size_t kDirectSecretChars = 64;
+// 64 lowercase hex digits.
+bool IsDirectSecret(std::string_view s);
+
 // {"op":"start"}: fork and exec one step.
 // What a step the agent forks never inherits from the agent's own job step:
 // srun's task identity and PMI, which would make an MPI program look for a
