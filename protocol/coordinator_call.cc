@@ -54,7 +54,11 @@ std::string LeaseCallName(std::string_view call, const LeaseCall& lease) {
 HttpRequest ExtendRequest(const ClientOptions& options, std::string_view call, const LeaseCall& lease,
                           const std::optional<std::string>& progress_json) {
   return CoordinatorRequest(options, "POST", "/steps/" + EscapeComponent(lease.lease_id) + "/" + std::string(call),
-                            SerializeBeatRequest({lease.worker_id, lease.attempt, progress_json}));
+                            ExtendBody(lease, progress_json));
+}
+
+std::string ExtendBody(const LeaseCall& lease, const std::optional<std::string>& progress_json) {
+  return SerializeBeatRequest({lease.worker_id, lease.attempt, progress_json});
 }
 
 TryVerdict JudgeTry(std::string_view what, Result<HttpResponse> r, Millis backoff_delay) {

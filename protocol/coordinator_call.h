@@ -32,6 +32,8 @@ std::string LeaseCallName(std::string_view call, const LeaseCall& lease);
 // POST /steps/{lease_id}/{call} ("started" or "heartbeat") with the beat body.
 HttpRequest ExtendRequest(const ClientOptions& options, std::string_view call, const LeaseCall& lease,
                           const std::optional<std::string>& progress_json);
+// That request's body: who calls, and the progress when there is one.
+std::string ExtendBody(const LeaseCall& lease, const std::optional<std::string>& progress_json);
 
 // What one try means to the retry loop ("Client rules"): either the call's
 // result (an answer that is not 5xx/429, or an error that is not retryable,

@@ -1,10 +1,14 @@
 // The hub's thread: timers for every lease, and their beats on one multi handle.
 #include "protocol/heartbeat_hub.h"
 
+#include <sys/prctl.h>
+
+#include <atomic>
 #include <deque>
 #include <queue>
 #include <random>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "protocol/coordinator_call.h"
@@ -23,6 +27,13 @@ std::shared_ptr<spdlog::logger> Log() { return log::For("heartbeat"); }
 constexpr size_t kMaxConnections = 8;
 // The longest sleep with nothing due (a wake-up an hour costs nothing).
 constexpr Millis kLongestSleep = std::chrono::hours(1);
+// How long the answers to a batch of tries are left unread: those that come
+// within it are read in one round. A few ms is nothing to a beat (deadlines
+// are seconds away and have their own timers; a try's timeout runs from its
+// send) and about what a loopback or LAN coordinator takes to answer a batch.
+// It bounds the hub at 8 answers per nap (2,000 beats/s) when answers come
+// faster than that.
+constexpr Millis kAnswerNap{4};
 
 using LeasePtr = std::shared_ptr<HubLease>;
 
@@ -40,6 +51,7 @@ class HeartbeatHub::Runner {
 
   // The thread: until the hub ends.
   void Run();
+  Counts counts() const { return Counts{wakeups_.load(), beats_.load(), beat_rounds_.load()}; }
 
  private:
   struct Timer {
@@ -50,6 +62,9 @@ class HeartbeatHub::Runner {
   };
 
   bool Step();  // one round of work and sleep; false once the hub ends
+  // Until the next timer, libcurl's next timeout, or a Poke(). Right after a
+  // batch was sent, a nap with the batch's sockets unwatched.
+  void Sleep();
   // The lease's next move at `now` (lease.mu held, `lease` kept alive by the caller).
   void Service(const LeasePtr& lease, MonoTime now);
   void BeginBeat(HubLease& l, MonoTime now);
@@ -73,9 +88,15 @@ class HeartbeatHub::Runner {
   size_t in_flight_ = 0;
   std::deque<HubLease*> waiting_;  // kQueued leases, first come first
   std::mt19937_64 rng_;
+  bool sent_ = false;   // tries were handed to libcurl since the last nap
+  bool began_ = false;  // this round began a beat
+  std::atomic<int64_t> wakeups_{0};
+  std::atomic<int64_t> beats_{0};
+  std::atomic<int64_t> beat_rounds_{0};
 };
 
 void HeartbeatHub::Runner::Run() {
+  ::prctl(PR_SET_NAME, "scimesh-hub", 0, 0, 0);  // for top -H and perf
   try {
     while (Step()) {
     }
@@ -133,14 +154,36 @@ bool HeartbeatHub::Runner::Step() {
     Locked(t.lease, now, nullptr);
   }
   StartQueued(now);
+  if (std::exchange(began_, false)) ++beat_rounds_;
+  Sleep();
+  return true;
+}
 
+void HeartbeatHub::Runner::Sleep() {
   Millis sleep = kLongestSleep;
   if (!timers_.empty()) {
     sleep = std::min(sleep, std::chrono::ceil<Millis>(timers_.top().at - std::chrono::steady_clock::now()));
   }
+  sleep = std::max(Millis(0), sleep);
+  long curl_ms = -1;  // libcurl's next timeout; 0: a handle was just added, to be sent now
+  curl_multi_timeout(core_->multi, &curl_ms);
+  if (curl_ms == 0 || sleep == Millis(0)) return;
+  ++wakeups_;
+  // A batch just went out: let its answers gather rather than wake for each.
+  // Once per batch, so a hung transfer is never polled. Queued beats wait
+  // the nap too, and then get the freed connections in their order
+  // (StartQueued): the nap delays them, it never reorders them.
+  if (std::exchange(sent_, false) && in_flight_ > 0) {
+    if (curl_ms > 0) sleep = std::min(sleep, Millis(curl_ms));
+    std::unique_lock<std::mutex> lock(core_->mu);
+    core_->napping = true;
+    core_->woken.wait_for(lock, std::min(sleep, kAnswerNap),
+                          [&] { return !core_->running || !core_->changed.empty(); });
+    core_->napping = false;
+    return;
+  }
   // Also wakes for libcurl's own timeouts and sockets, and for Poke().
-  curl_multi_poll(core_->multi, nullptr, 0, static_cast<int>(std::max<int64_t>(0, sleep.count())), nullptr);
-  return true;
+  curl_multi_poll(core_->multi, nullptr, 0, static_cast<int>(sleep.count()), nullptr);
 }
 
 void HeartbeatHub::Runner::Locked(HubLease* key, MonoTime now, const CURLcode* done) {
@@ -178,7 +221,8 @@ void HeartbeatHub::Runner::Service(const LeasePtr& lease, MonoTime now) {
     switch (l.phase) {
       case HubLease::Phase::kIdle: {
         if (st.paused) return;  // Resume() pokes
-        const MonoTime next = st.NextBeat();
+        // On the shared grid: leases due close together beat in one wake-up.
+        const MonoTime next = NextBeatOnGrid(st.last_sent, st.config.interval, st.deadline);
         if (now < next) return Arm(l, next);
         if (st.Yield()) continue;
         if (st.deadline.PassedAt(now)) {
@@ -189,21 +233,21 @@ void HeartbeatHub::Runner::Service(const LeasePtr& lease, MonoTime now) {
         continue;
       }
       case HubLease::Phase::kQueued:
-        if (!l.call.deadline->PassedAt(now)) return Arm(l, l.call.deadline->at());
+        if (!l.deadline.PassedAt(now)) return Arm(l, l.deadline.at());
         EndBeat(l, Status::Timeout(l.name + ": the lease deadline passed"));
         continue;
       case HubLease::Phase::kInFlight:
         // The hub's own timer, not the transfer, ends a beat at its deadline.
-        if (!l.call.deadline->PassedAt(now)) return Arm(l, l.call.deadline->at());
+        if (!l.deadline.PassedAt(now)) return Arm(l, l.deadline.at());
         Abandon(l);
         EndBeat(l, Status::Timeout(l.name + ": the lease deadline passed"));
         continue;
       case HubLease::Phase::kBackoff:
-        if (l.call.deadline->PassedAt(now)) {
+        if (l.deadline.PassedAt(now)) {
           EndBeat(l, Status::Timeout(l.name + ": the lease deadline passed"));
           continue;
         }
-        if (now < l.retry_at) return Arm(l, std::min(l.retry_at, l.call.deadline->at()));
+        if (now < l.retry_at) return Arm(l, std::min(l.retry_at, l.deadline.at()));
         StartTry(l, now);
         continue;
     }
@@ -211,11 +255,19 @@ void HeartbeatHub::Runner::Service(const LeasePtr& lease, MonoTime now) {
 }
 
 void HeartbeatHub::Runner::BeginBeat(HubLease& l, MonoTime now) {
-  std::optional<std::string> progress;
-  l.call = l.st.TakeCall(&progress);
-  l.name = LeaseCallName("heartbeat", l.call);
-  l.request = ExtendRequest(options_, "heartbeat", l.call, progress);
+  const LeaseCall& call = l.st.config.call;
+  std::optional<std::string> progress = l.st.TakeProgress();
+  if (l.name.empty()) {
+    l.name = LeaseCallName("heartbeat", call);
+    l.request = ExtendRequest(options_, "heartbeat", call, progress);
+  } else if (progress || l.progress_in_body) {
+    l.request.body = ExtendBody(call, progress);
+  }
+  l.progress_in_body = progress.has_value();
+  l.deadline = l.st.deadline;
   l.tries = 0;
+  ++beats_;
+  began_ = true;
   StartTry(l, now);
 }
 
@@ -231,7 +283,7 @@ void HeartbeatHub::Runner::StartTry(HubLease& l, MonoTime now) {
 
 void HeartbeatHub::Runner::Send(HubLease& l, MonoTime now) {
   ++l.tries;
-  const Millis left = l.call.deadline->RemainingAt(now);
+  const Millis left = l.deadline.RemainingAt(now);
   if (left <= Millis(0)) return EndBeat(l, Status::Timeout(l.name + ": the lease deadline passed"));
   l.request.timeout = std::min(options_.call_timeout, left);
   CURL* e = nullptr;
@@ -253,6 +305,7 @@ void HeartbeatHub::Runner::Send(HubLease& l, MonoTime now) {
     return EndBeat(l, s);
   }
   curl_multi_add_handle(core_->multi, e);
+  sent_ = true;
   ++in_flight_;
   l.phase = HubLease::Phase::kInFlight;
 }
@@ -265,7 +318,7 @@ void HeartbeatHub::Runner::TryDone(HubLease& l, CURLcode code, MonoTime now) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   TryVerdict v = JudgeTry(l.name, std::move(r), BackoffDelay(options_.backoff, l.tries, unit(rng_)));
   if (v.result) return EndBeat(l, *v.result);
-  if (now + v.wait >= l.call.deadline->at()) return EndBeat(l, GaveUp(v.failure, l.tries));
+  if (now + v.wait >= l.deadline.at()) return EndBeat(l, GaveUp(v.failure, l.tries));
   Log()->warn("{}; retry {} in {} ms", v.failure.message(), l.tries, v.wait.count());
   l.phase = HubLease::Phase::kBackoff;
   l.retry_at = now + v.wait;
@@ -273,7 +326,6 @@ void HeartbeatHub::Runner::TryDone(HubLease& l, CURLcode code, MonoTime now) {
 
 void HeartbeatHub::Runner::EndBeat(HubLease& l, const Result<HttpResponse>& r) {
   l.phase = HubLease::Phase::kIdle;
-  l.request = HttpRequest();
   l.st.BeatAnswered(ExtensionAnswer(l.name, r));
 }
 
@@ -319,13 +371,15 @@ HeartbeatHub::~HeartbeatHub() {
   {
     std::lock_guard<std::mutex> lock(core_->mu);
     core_->running = false;
-    curl_multi_wakeup(core_->multi);
+    core_->Wake();
   }
   if (thread_.joinable()) thread_.join();
   runner_.reset();  // frees the multi handle
   std::lock_guard<std::mutex> lock(core_->mu);
   core_->multi = nullptr;
 }
+
+HeartbeatHub::Counts HeartbeatHub::counts() const { return runner_->counts(); }
 
 std::unique_ptr<HeartbeatControl> HeartbeatHub::Add(HeartbeatConfig config,
                                                     std::shared_ptr<CancellationToken> token) {

@@ -35,9 +35,12 @@ struct HubLease {
 
   // Hub thread: the beat being made.
   Phase phase = Phase::kIdle;
-  LeaseCall call;       // with the deadline that bounds this beat's tries
-  std::string name;     // "heartbeat l_..."
-  HttpRequest request;  // the beat's request, reused by its retries
+  LeaseDeadline deadline;  // bounds this beat's tries
+  // Built at the first beat and kept: every beat of the lease (and every try)
+  // sends the same request; only the body changes, when progress comes or goes.
+  std::string name;  // "heartbeat l_..."
+  HttpRequest request;
+  bool progress_in_body = false;
   int tries = 0;
   MonoTime retry_at;
   CURL* easy = nullptr;  // in flight on the hub's multi handle

@@ -20,7 +20,7 @@ HeartbeatState::HeartbeatState(HeartbeatConfig c, std::shared_ptr<CancellationTo
 LeaseCall HeartbeatState::TakeCall(std::optional<std::string>* progress_out) {
   LeaseCall call = config.call;
   call.deadline = deadline;
-  *progress_out = std::exchange(progress, std::nullopt);
+  *progress_out = TakeProgress();
   return call;
 }
 

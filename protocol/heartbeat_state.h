@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "protocol/heartbeat_control.h"
 
@@ -39,6 +40,8 @@ struct HeartbeatState {
   // The next beat's call (bounded by the deadline now) and its progress,
   // which is forgotten here.
   LeaseCall TakeCall(std::optional<std::string>* progress_out);
+  // Only the progress (forgotten here), for a keeper that holds the call.
+  std::optional<std::string> TakeProgress() { return std::exchange(progress, std::nullopt); }
 
   // A deadline granted elsewhere: kept and written down unless finished.
   void Extend(const LeaseExtension& extension);

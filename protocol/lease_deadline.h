@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 
 #include "protocol/clock.h"
 
@@ -45,6 +46,27 @@ inline constexpr Millis kMinBeatGap{50};
 inline MonoTime NextBeatAt(MonoTime last_sent, Millis interval, const LeaseDeadline& deadline) {
   const MonoTime due = std::min(last_sent + interval, last_sent + (deadline.at() - last_sent) / 2);
   return std::max(due, last_sent + std::min(interval, kMinBeatGap));
+}
+
+// The coarsest grid a beat is rounded to (see NextBeatOnGrid).
+inline constexpr Millis kMaxBeatGrid{256};
+
+// NextBeatAt rounded DOWN to a grid shared by every lease on this clock, so
+// that one thread keeping many leases wakes once for all the beats that fall
+// due close together. The grid is the largest power of two of milliseconds
+// that is at most an eighth of the time from the last send to NextBeatAt and
+// at most kMaxBeatGrid, aligned to the clock's epoch (so the grids of
+// different intervals nest). A beat thus goes at most 1/8 of that time (and
+// 256 ms) early, never later, and never sooner than kMinBeatGap after the
+// last send (unless the interval is shorter): beating early is always safe.
+inline MonoTime NextBeatOnGrid(MonoTime last_sent, Millis interval, const LeaseDeadline& deadline) {
+  const MonoTime due = NextBeatAt(last_sent, interval, deadline);
+  const auto eighth = std::chrono::duration_cast<Millis>(due - last_sent) / 8;
+  if (eighth < Millis(2)) return due;  // a 1 ms grid would save nothing
+  const auto grid_ms = std::bit_floor(static_cast<uint64_t>(std::min(eighth, kMaxBeatGrid).count()));
+  const Millis grid(static_cast<int64_t>(grid_ms));
+  const MonoTime on_grid = due - due.time_since_epoch() % grid;
+  return std::max(on_grid, last_sent + std::min(interval, kMinBeatGap));
 }
 
 }  // namespace scimesh

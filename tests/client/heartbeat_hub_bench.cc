@@ -1,15 +1,18 @@
 // Figures for keeping many leases alive (prints, asserts nothing): threads,
-// CPU and RSS of this process while it holds N leases beating every second
-// against a fake coordinator in a child process, with one HeartbeatHub
-// ("hub") or one HeartbeatLoop and Client per lease ("loop", today's way);
-// the same with a lease state file each (rewritten after every beat); then
-// the same leases between beats (heartbeat_ms one hour): the idle cost.
+// CPU and RSS of this process while it holds N leases beating every
+// heartbeat_ms (default a second) against a fake coordinator in a child
+// process, with one HeartbeatHub ("hub") or one HeartbeatLoop and Client per
+// lease ("loop", today's way); the same with a lease state file each
+// (rewritten after every beat); then the same leases between beats
+// (heartbeat_ms one hour): the idle cost. For the hub, also its thread's
+// wake-ups per beat.
 //
-// Usage: scimesh_heartbeat_hub_bench [hub|loop] [leases=1000] [seconds=10]
+// Usage: scimesh_heartbeat_hub_bench [hub|loop] [leases=1000] [seconds=10] [heartbeat_ms=1000]
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -93,10 +96,11 @@ struct Held {
   std::vector<std::shared_ptr<CancellationToken>> tokens;
 };
 
-// `n` leases beating every `interval`, their cadences spread over one second
+// `n` leases beating every `interval`, their cadences spread over `spread`
 // (leases are claimed at different times). With `state_dir`, each lease's
 // state file is there.
-Held Hold(bool hub, int n, Millis interval, const ClientOptions& options, const std::string& state_dir = "") {
+Held Hold(bool hub, int n, Millis interval, Millis spread, const ClientOptions& options,
+          const std::string& state_dir = "") {
   Held h;
   if (hub) h.hub = HeartbeatHub::Create(options).value();
   const MonoTime now = std::chrono::steady_clock::now();
@@ -106,8 +110,8 @@ Held Hold(bool hub, int n, Millis interval, const ClientOptions& options, const 
     (void)std::snprintf(id, sizeof(id), "l_%016x", i + 1);
     c.call = LeaseCall{id, 1, "w/bench", std::nullopt};
     c.interval = interval;
-    c.granted_at = now - Millis(1000) * i / n;
-    c.deadline = LeaseDeadline::FromTtl(now, Millis(30000));
+    c.granted_at = now - spread * i / n;
+    c.deadline = LeaseDeadline::FromTtl(now, std::max(Millis(30000), interval * 3));  // halfway: past the phase
     if (!state_dir.empty()) c.state_path = state_dir + "/" + id + ".state";
     auto token = std::make_shared<CancellationToken>();
     h.tokens.push_back(token);
@@ -130,6 +134,7 @@ int64_t Beats(const Held& h) {
 
 void Measure(const char* what, const Held& h, int seconds) {
   const int64_t beats0 = Beats(h);
+  const HeartbeatHub::Counts counts0 = h.hub ? h.hub->counts() : HeartbeatHub::Counts{};
   const double cpu0 = CpuSeconds();
   const auto t0 = std::chrono::steady_clock::now();
   std::this_thread::sleep_for(std::chrono::seconds(seconds));
@@ -137,9 +142,19 @@ void Measure(const char* what, const Held& h, int seconds) {
   const double cpu = CpuSeconds() - cpu0;
   int lost = 0;
   for (const auto& t : h.tokens) lost += t->cancelled() ? 1 : 0;
-  std::printf("%-22s %6.0f beats/s  cpu %6.2f %% of a core  threads %4ld  rss %6.1f MiB  leases lost %d\n", what,
-              static_cast<double>(Beats(h) - beats0) / wall, 100.0 * cpu / wall, StatusField("Threads"),
+  const int64_t beats = Beats(h) - beats0;
+  std::printf("%-22s %6.0f beats/s  cpu %6.2f %% of a core  threads %4ld  rss %6.1f MiB  leases lost %d", what,
+              static_cast<double>(beats) / wall, 100.0 * cpu / wall, StatusField("Threads"),
               static_cast<double>(StatusField("VmRSS")) / 1024.0, lost);
+  if (h.hub && beats > 0) {
+    const HeartbeatHub::Counts counts = h.hub->counts();
+    std::printf("  %.0f us cpu and %.2f wake-ups per beat (%.1f beats per round)",
+                1e6 * cpu / static_cast<double>(beats),
+                static_cast<double>(counts.wakeups - counts0.wakeups) / static_cast<double>(beats),
+                static_cast<double>(counts.beats - counts0.beats) /
+                    static_cast<double>(std::max<int64_t>(1, counts.beat_rounds - counts0.beat_rounds)));
+  }
+  std::printf("\n");
 }
 
 }  // namespace
@@ -148,8 +163,9 @@ int main(int argc, char** argv) {
   const bool hub = argc < 2 || std::string(argv[1]) != "loop";
   const int n = argc > 2 ? static_cast<int>(std::strtol(argv[2], nullptr, 10)) : 1000;
   const int seconds = argc > 3 ? static_cast<int>(std::strtol(argv[3], nullptr, 10)) : 10;
-  if (n <= 0 || seconds <= 0) {
-    (void)std::fprintf(stderr, "usage: %s [hub|loop] [leases] [seconds]\n", argv[0]);
+  const Millis interval(argc > 4 ? std::strtol(argv[4], nullptr, 10) : 1000);
+  if (n <= 0 || seconds <= 0 || interval <= Millis(0)) {
+    (void)std::fprintf(stderr, "usage: %s [hub|loop] [leases] [seconds] [heartbeat_ms]\n", argv[0]);
     return 2;
   }
   pid_t child = 0;
@@ -162,19 +178,20 @@ int main(int argc, char** argv) {
 
   std::printf("%s: %d leases, %d s each phase, fake coordinator in pid %d\n", hub ? "HeartbeatHub" : "HeartbeatLoop", n,
               seconds, static_cast<int>(child));
+  const auto settle = interval + Millis(1000);  // every lease has beaten
   {
-    Held h = Hold(hub, n, Millis(1000), options);
-    std::this_thread::sleep_for(std::chrono::seconds(2));  // every lease has beaten
-    Measure("heartbeat_ms 1000", h, seconds);
+    Held h = Hold(hub, n, interval, interval, options);
+    std::this_thread::sleep_for(settle);
+    Measure(("heartbeat_ms " + std::to_string(interval.count())).c_str(), h, seconds);
   }
   {
     TestDir dir;
-    Held h = Hold(hub, n, Millis(1000), options, dir.path());
-    std::this_thread::sleep_for(std::chrono::seconds(2));
+    Held h = Hold(hub, n, interval, interval, options, dir.path());
+    std::this_thread::sleep_for(settle);
     Measure("... with state files", h, seconds);
   }
   {
-    Held h = Hold(hub, n, std::chrono::hours(1), options);
+    Held h = Hold(hub, n, std::chrono::hours(1), Millis(1000), options);
     std::this_thread::sleep_for(std::chrono::seconds(1));
     Measure("between beats (idle)", h, seconds);
   }

@@ -147,6 +147,32 @@ TEST_F(HeartbeatHubTest, AFreedConnectionGoesToTheLongestWaitingLeaseNotToTheOne
   }
 }
 
+TEST_F(HeartbeatHubTest, BeatsDueAFewMillisecondsApartShareOneWakeUp) {
+  // Sixteen leases whose first beats fall due 4 ms apart, half a second
+  // from now (heartbeat_ms 2,048: a 256 ms grid). A hub that woke for each
+  // lease's due time would begin them in about sixteen rounds; on the grid
+  // they go in one, or two where their 60 ms straddle a grid point.
+  auto server = HostileServer::Start([](const RecordedRequest&) { return Reply::Json(200, Extend(120000)); });
+  auto hub = HubFor(*server);
+  constexpr int kLeases = 16;
+  const Millis interval(2048);
+  const MonoTime first = std::chrono::steady_clock::now() + Scaled(Millis(500));
+  for (int i = 0; i < kLeases; ++i) {
+    HeartbeatConfig c = Config(i, interval, Millis(120000));
+    c.granted_at = first + Millis(4) * i - interval;
+    tokens_.push_back(std::make_shared<CancellationToken>());
+    leases_.push_back(hub->Add(c, tokens_.back()));
+    ASSERT_TRUE(leases_.back()->Start().ok());
+  }
+  ASSERT_TRUE(server->WaitForCount(kLeases, Scaled(Millis(20000))));
+  for (auto& l : leases_) l->Stop();
+  const HeartbeatHub::Counts counts = hub->counts();
+  EXPECT_GE(counts.beats, kLeases);
+  EXPECT_LE(counts.beat_rounds * 4, counts.beats)
+      << counts.beat_rounds << " wake-ups began " << counts.beats << " beats";
+  for (int i = 0; i < kLeases; ++i) EXPECT_GE(BeatsOf(*server, i), 1u) << "lease " << i << " never beat";
+}
+
 TEST_F(HeartbeatHubTest, OneFencedLeaseEndsWhileTheOthersBeatOn) {
   const std::string fenced_id = LeaseId(0);
   auto server = HostileServer::Start([&](const RecordedRequest& r) {
