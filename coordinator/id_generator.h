@@ -5,11 +5,9 @@
 
 #include <string>
 
-namespace scimesh::coordinator {
+#include "protocol/random_hex.h"
 
-// Lowercase hex of `bytes` random bytes from OpenSSL's CSPRNG. Aborts the
-// process if the CSPRNG fails (ids must never repeat).
-std::string RandomHex(size_t bytes);
+namespace scimesh::coordinator {
 
 inline std::string NewRunId() { return "r_" + RandomHex(8); }
 inline std::string NewLeaseId() { return "l_" + RandomHex(8); }

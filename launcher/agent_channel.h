@@ -6,8 +6,8 @@
 // The agent's stdin and stdout are one end of a Unix socket pair; the
 // launcher holds the other end (close-on-exec, non-blocking). Once the
 // agent's direct channel (a TCP connection, docs/agent.md) is attached,
-// commands go there and events are read from both. Writes block
-// up to a timeout (5 s) when the agent does not read; reads never block.
+// commands go there and events are read from both. Writes block up to a
+// timeout (5 s) when the agent does not read; reads never block.
 // Sends use MSG_NOSIGNAL: a dead agent is a Status, not a SIGPIPE.
 //
 // Not thread-safe: one owner thread (the launcher's event loop). Move-only;
@@ -82,11 +82,10 @@ class AgentChannel {
  private:
   AgentChannel(pid_t pid, UniqueFd socket) : pid_(pid), socket_(std::move(socket)) {}
   Status Write(std::string_view bytes);
-
-  pid_t pid_ = -1;
   // Reads what `fd` has into `lines`, then its complete lines into pending_.
   void Drain(int fd, agent::LineSplitter& lines);
 
+  pid_t pid_ = -1;
   UniqueFd socket_;
   UniqueFd direct_;
   agent::LineSplitter lines_, direct_lines_;

@@ -3,7 +3,7 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/random.h>
+#include <openssl/crypto.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -11,6 +11,7 @@
 
 #include "launcher/agent/agent_wire.h"
 #include "protocol/log.h"
+#include "protocol/random_hex.h"
 
 namespace scimesh::launcher {
 namespace {
@@ -51,10 +52,7 @@ Result<UniqueFd> Listen(uint16_t* port) {
 
 // Every byte compared, whatever differs first.
 bool SameSecret(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 }  // namespace
@@ -80,19 +78,7 @@ AgentRendezvous::~AgentRendezvous() {
 
 Result<std::string> AgentRendezvous::Expect(const std::string& node) {
   if (!listener_.valid()) return Status::Unavailable("the direct channel's port is closed");
-  unsigned char bytes[agent::kDirectSecretChars / 2];
-  for (size_t got = 0; got < sizeof bytes;) {
-    ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Status::Io(std::string("getrandom: ") + std::strerror(errno));
-    got += static_cast<size_t>(n);
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string secret;
-  for (unsigned char b : bytes) {
-    secret.push_back(kHex[b >> 4]);
-    secret.push_back(kHex[b & 15]);
-  }
+  std::string secret = RandomHex(agent::kDirectSecretChars / 2);
   expected_[node] = secret;
   return secret;
 }

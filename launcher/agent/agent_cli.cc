@@ -77,7 +77,8 @@ int RunAgentCli(int argc, char** argv) {
     }
     if (arg.starts_with("--connect=") || arg == "--connect") {
       if (arg == "--connect" && ++i == argc) return Usage("--connect needs [HOST:]PORT");
-      auto target = ParseConnectTarget(arg == "--connect" ? std::string_view(argv[i]) : arg.substr(10));
+      auto target =
+          ParseConnectTarget(arg == "--connect" ? std::string_view(argv[i]) : arg.substr(std::strlen("--connect=")));
       if (!target.ok()) return Usage(target.status().message().c_str());
       connect = *target;
       continue;

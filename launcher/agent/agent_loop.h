@@ -32,8 +32,8 @@ struct AgentOptions {
 // arrives, then stops every step it started (SIGTERM to each group, SIGKILL
 // after kill_grace), waits for their leaders and returns the exit status: 0
 // after an EOF, 128 + the signal after a signal, 1 when the loop itself
-// failed (epoll). Must be called with TERM/INT/HUP not yet blocked; blocks them. Not
-// thread-safe; call once.
+// failed (epoll). Must be called with TERM/INT/HUP not yet blocked; blocks
+// them. Not thread-safe; call once.
 int RunAgent(const AgentOptions& options, Keeper& keeper);
 
 }  // namespace scimesh::agent

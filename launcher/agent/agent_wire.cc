@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "protocol/identifiers.h"
 #include "protocol/json_io.h"
 
 namespace scimesh::agent {
@@ -310,12 +311,7 @@ std::string AgentEventLine(const AgentEvent& e) {
   return Line(buf);
 }
 
-bool IsDirectSecret(std::string_view s) {
-  if (s.size() != kDirectSecretChars) return false;
-  for (char c : s) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
+// The shape of a SHA-256 digest on the wire: protocol/identifiers.h checks it.
+bool IsDirectSecret(std::string_view s) { return CheckSha256(s, "secret").ok(); }
 
 }  // namespace scimesh::agent

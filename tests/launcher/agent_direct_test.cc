@@ -33,15 +33,9 @@ class AgentDirectTest : public AgentTest {
   }
 
   // The agent with --connect to this test, before it has said anything.
-  AgentChannel SpawnConnecting(std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv;
-    const char* prefix = std::getenv("SCIMESH_AGENT_PREFIX");
-    std::istringstream words(prefix != nullptr ? prefix : "");
-    for (std::string w; words >> w;) argv.push_back(w);
-    argv.insert(argv.end(), {SCIMESH_AGENT_BIN, "--kill-grace-ms", "300", "--connect",
-                             "127.0.0.1:" + std::to_string(port_)});
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    auto channel = AgentChannel::Spawn(argv);
+  AgentChannel SpawnConnecting() {
+    auto channel =
+        AgentChannel::Spawn(AgentArgv({"--kill-grace-ms", "300", "--connect", "127.0.0.1:" + std::to_string(port_)}));
     EXPECT_TRUE(channel.ok()) << channel.status().ToString();
     return std::move(*channel);
   }

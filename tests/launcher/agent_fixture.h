@@ -68,6 +68,17 @@ class AgentTest : public ::testing::Test {
   // ("srun --overlap -N1 -n1 -w n1", tests/launcher/slurm-agent.sh), behind
   // that prefix as the launcher starts it in an allocation. agent.pid() is
   // then srun's: killing or signalling it models the launcher's srun dying.
+  // The agent's argv with `extra` options, behind $SCIMESH_AGENT_PREFIX if set.
+  static std::vector<std::string> AgentArgv(const std::vector<std::string>& extra) {
+    std::vector<std::string> argv;
+    const char* prefix = std::getenv("SCIMESH_AGENT_PREFIX");
+    std::istringstream words(prefix != nullptr ? prefix : "");
+    for (std::string w; words >> w;) argv.push_back(w);
+    argv.emplace_back(SCIMESH_AGENT_BIN);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+  }
+
   AgentChannel Spawn(std::vector<std::string> extra = {}) {
     // The agent inherits these; a step may remove them with `unset`. srun's
     // task identity it never passes on.
@@ -76,17 +87,11 @@ class AgentTest : public ::testing::Test {
     ::setenv("SCIMESH_AGENT_TEST_A", "a", 1);
     ::setenv("SCIMESH_AGENT_TEST_B", "b", 1);
     ::setenv("SCIMESH_AGENT_KEPT", "kept", 1);
-    std::vector<std::string> argv;
-    const char* prefix = std::getenv("SCIMESH_AGENT_PREFIX");
-    std::istringstream words(prefix != nullptr ? prefix : "");
-    for (std::string w; words >> w;) argv.push_back(w);
-    argv.emplace_back(SCIMESH_AGENT_BIN);
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    auto channel = AgentChannel::Spawn(argv);
+    auto channel = AgentChannel::Spawn(AgentArgv(extra));
     EXPECT_TRUE(channel.ok()) << channel.status().ToString();
     AgentEvent ready = Next(*channel);
     EXPECT_EQ(ready.kind, Kind::kReady);
-    if (prefix == nullptr) {
+    if (std::getenv("SCIMESH_AGENT_PREFIX") == nullptr) {
       EXPECT_EQ(ready.pid, channel->pid());
     }
     EXPECT_FALSE(ready.version.empty());

@@ -1,5 +1,5 @@
-// CSPRNG-backed id issuing.
-#include "coordinator/id_generator.h"
+// Random hex from OpenSSL's CSPRNG.
+#include "protocol/random_hex.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -7,12 +7,12 @@
 
 #include <openssl/rand.h>
 
-namespace scimesh::coordinator {
+namespace scimesh {
 
 std::string RandomHex(size_t bytes) {
   std::vector<unsigned char> raw(bytes);
   if (RAND_bytes(raw.data(), static_cast<int>(raw.size())) != 1) {
-    std::fputs("scimesh-coordinator: the OpenSSL random generator failed\n", stderr);
+    std::fputs("scimesh: the OpenSSL random generator failed\n", stderr);
     std::abort();
   }
   static constexpr char kHex[] = "0123456789abcdef";
@@ -25,4 +25,4 @@ std::string RandomHex(size_t bytes) {
   return out;
 }
 
-}  // namespace scimesh::coordinator
+}  // namespace scimesh
