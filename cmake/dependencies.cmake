@@ -19,9 +19,31 @@ if(NOT TARGET RapidJSON::RapidJSON)
     INTERFACE_INCLUDE_DIRECTORIES "${RAPIDJSON_INCLUDE_DIRS}")
 endif()
 
-# SLURM: headers for the SPANK plugin, libslurm for slurm_kill_job_step.
-find_path(SLURM_INCLUDE_DIR slurm/spank.h)
-find_library(SLURM_LIBRARY slurm)
+# SLURM: the release the plugin is built for. Its headers declare every SLURM
+# function the plugin calls (plugin/slurm_calls.cc); slurmd loads a plugin only
+# into the major release it was built for. -DSLURM_ROOT=PREFIX picks a SLURM
+# installed under PREFIX (scripts/build-slurm VERSION prints one); the default
+# is the system's (Debian's libslurm-dev).
+set(SLURM_ROOT "" CACHE PATH "SLURM install to build the SPANK plugin for (PREFIX/include/slurm); empty: the system's")
+if(SLURM_ROOT)
+  # A changed SLURM_ROOT must not keep the headers found for the last one.
+  if(SLURM_INCLUDE_DIR AND NOT SLURM_INCLUDE_DIR STREQUAL "${SLURM_ROOT}/include")
+    unset(SLURM_INCLUDE_DIR CACHE)
+    unset(SLURM_LIBRARY CACHE)
+  endif()
+  find_path(SLURM_INCLUDE_DIR slurm/spank.h PATHS "${SLURM_ROOT}/include" NO_DEFAULT_PATH REQUIRED)
+  find_library(SLURM_LIBRARY slurm PATHS "${SLURM_ROOT}/lib" NO_DEFAULT_PATH)
+else()
+  find_path(SLURM_INCLUDE_DIR slurm/spank.h REQUIRED)
+  find_library(SLURM_LIBRARY slurm)
+endif()
+if(NOT EXISTS "${SLURM_INCLUDE_DIR}/slurm/slurm_version.h")
+  message(FATAL_ERROR "${SLURM_INCLUDE_DIR}/slurm has no slurm_version.h: not an installed SLURM (scripts/build-slurm)")
+endif()
+file(STRINGS "${SLURM_INCLUDE_DIR}/slurm/slurm_version.h" _scimesh_slurm_version_line
+  REGEX "^#define SLURM_VERSION_NUMBER ")
+message(STATUS "SPANK plugin built for SLURM: ${SLURM_INCLUDE_DIR} (${_scimesh_slurm_version_line})")
+unset(_scimesh_slurm_version_line)
 set(SCIMESH_SLURM_PLUGIN_DIR "${CMAKE_INSTALL_FULL_LIBDIR}/slurm-wlm"
   CACHE PATH "Where the SPANK plugin is installed (SLURM's PluginDir)")
 

@@ -25,9 +25,14 @@ set(SCIMESH_INSTALL_EXAMPLESDIR "${CMAKE_INSTALL_DATADIR}/scimesh/examples")
 # SLURM's only for prefix /usr; while the cache still holds that default, use
 # the directory beside libslurm (Debian: <multiarch libdir>/slurm-wlm).
 get_filename_component(_scimesh_slurm_libdir "${SLURM_LIBRARY}" DIRECTORY)
+# A SLURM built from SchedMD's sources (-DSLURM_ROOT) keeps its plugins in
+# <libdir>/slurm.
 if(SCIMESH_SLURM_PLUGIN_DIR STREQUAL "${CMAKE_INSTALL_FULL_LIBDIR}/slurm-wlm"
    AND IS_DIRECTORY "${_scimesh_slurm_libdir}/slurm-wlm")
   set_property(CACHE SCIMESH_SLURM_PLUGIN_DIR PROPERTY VALUE "${_scimesh_slurm_libdir}/slurm-wlm")
+elseif(SCIMESH_SLURM_PLUGIN_DIR STREQUAL "${CMAKE_INSTALL_FULL_LIBDIR}/slurm-wlm" AND SLURM_ROOT
+       AND IS_DIRECTORY "${_scimesh_slurm_libdir}/slurm")
+  set_property(CACHE SCIMESH_SLURM_PLUGIN_DIR PROPERTY VALUE "${_scimesh_slurm_libdir}/slurm")
 endif()
 unset(_scimesh_slurm_libdir)
 set(SCIMESH_SLURM_CONF_DIR "/etc/slurm" CACHE PATH

@@ -66,8 +66,18 @@ file(WRITE "${PROJECT_BINARY_DIR}/packaging/plugin/conffiles"
 
 set(CPACK_DEBIAN_PLUGIN_PACKAGE_NAME scimesh-spank-plugin)
 set(CPACK_DEBIAN_PLUGIN_PACKAGE_SECTION admin)
+# The Debian package that carries the SLURM the plugin is built for: Debian's
+# own (slurm-wlm-basic-plugins) for the system's SLURM, SchedMD's (slurm-smd,
+# built from the release's debian/ folder) for one under -DSLURM_ROOT.
+if(SLURM_ROOT)
+  set(_scimesh_slurm_package_default slurm-smd)
+else()
+  set(_scimesh_slurm_package_default slurm-wlm-basic-plugins)
+endif()
+set(SCIMESH_SLURM_PACKAGE "${_scimesh_slurm_package_default}" CACHE STRING
+  "Debian package of the SLURM the plugin is built for; the plugin's package depends on its major release")
 set(CPACK_DEBIAN_PLUGIN_PACKAGE_DEPENDS
-  "slurm-wlm-basic-plugins (>= ${SCIMESH_SLURM_RELEASE}), slurm-wlm-basic-plugins (<< ${_scimesh_slurm_after})")
+  "${SCIMESH_SLURM_PACKAGE} (>= ${SCIMESH_SLURM_RELEASE}), ${SCIMESH_SLURM_PACKAGE} (<< ${_scimesh_slurm_after})")
 set(CPACK_DEBIAN_PLUGIN_PACKAGE_CONTROL_EXTRA "${PROJECT_BINARY_DIR}/packaging/plugin/conffiles")
 set(CPACK_DEBIAN_PLUGIN_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
 set(CPACK_COMPONENT_PLUGIN_DESCRIPTION
@@ -162,5 +172,6 @@ unset(_scimesh_slurm_major)
 unset(_scimesh_slurm_minor)
 unset(_scimesh_slurm_next)
 unset(_scimesh_slurm_after)
+unset(_scimesh_slurm_package_default)
 
 include(CPack)

@@ -75,9 +75,14 @@ Result<StepResults> ReadStepResults(int dir_fd, uid_t owner) {
 }
 
 bool SrunFoundAllocationEnding(const std::string& step_err) {
+  // srun's words for a job that is ending or gone. 22.05 to 26.05 say "Unable
+  // to create step for job N: ..." or "Slurm job N has expired"; for a job
+  // slurmctld no longer knows, 23.11+ say "Unable to confirm allocation for
+  // job N: Invalid job id specified" (seen on 25.11 and 26.05).
   static const std::regex refused(
       R"(srun: error: (Unable to create step for job [0-9]+: (Job/step already completing or completed|)"
-      R"(Job has expired|Invalid job id specified)|Slurm job [0-9]+ has expired))");
+      R"(Job has expired|Invalid job id specified)|Slurm job [0-9]+ has expired|)"
+      R"(Unable to confirm allocation for job [0-9]+: (Invalid job id specified|Job has expired)))");
   return std::regex_search(step_err, refused);
 }
 

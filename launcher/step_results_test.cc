@@ -97,6 +97,10 @@ TEST(SrunFoundAllocationEnding, KnowsSrunsRefusalsOfAnEndingJob) {
       "srun: error: Unable to create step for job 41: Job/step already completing or completed\n"));
   EXPECT_TRUE(SrunFoundAllocationEnding("srun: error: Slurm job 43 has expired\n"));
   EXPECT_TRUE(SrunFoundAllocationEnding("srun: error: Unable to create step for job 7: Invalid job id specified\n"));
+  // 25.11 and 26.05, for a job slurmctld has forgotten.
+  EXPECT_TRUE(SrunFoundAllocationEnding(
+      "srun: error: Unable to confirm allocation for job 99999: Invalid job id specified\n"
+      "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job 99999\n"));
   // A step that failed on its own is the step's failure.
   EXPECT_FALSE(SrunFoundAllocationEnding("srun: error: n1: task 0: Exited with exit code 1\n"));
   EXPECT_FALSE(SrunFoundAllocationEnding("srun: error: Unable to create step for job 9: Requested node configuration is not available\n"));

@@ -13,8 +13,8 @@
 #include "plugin/lease_files.h"
 #include "plugin/lease_watch.h"
 #include "plugin/plugin_state.h"
+#include "plugin/slurm_calls.h"
 #include "plugin/spank_log.h"
-#include "plugin/step_signal.h"
 #include "protocol/attempt_files.h"
 #include "protocol/lease_state.h"
 

@@ -5,27 +5,15 @@
 
 #include <algorithm>
 
+#include "plugin/slurm_calls.h"
 #include "plugin/spank_log.h"
 #include "protocol/client.h"
 #include "protocol/url.h"
 
-extern "C" {
-int slurm_load_job(job_info_msg_t** resp, uint32_t job_id, uint16_t show_flags) __attribute__((weak));
-void slurm_free_job_info_msg(job_info_msg_t* msg) __attribute__((weak));
-}
-
 namespace scimesh::spank {
 
 Result<SlurmEnding> QueryJobEnding(uint32_t job_id) {
-  if (!slurm_load_job || !slurm_free_job_info_msg) {
-    return Status::Unavailable("slurm_load_job is not available in this process");
-  }
-  job_info_msg_t* msg = nullptr;
-  if (slurm_load_job(&msg, job_id, SHOW_ALL) != 0 || msg == nullptr) {
-    return Status::Unavailable("slurmctld did not answer about job " + std::to_string(job_id));
-  }
-  uint32_t state = msg->record_count > 0 ? msg->job_array[0].job_state : 0;
-  slurm_free_job_info_msg(msg);
+  SCIMESH_ASSIGN_OR_RETURN(uint32_t state, LoadJobState(job_id));
   switch (state & JOB_STATE_BASE) {
     case JOB_CANCELLED: return SlurmEnding::kCancelled;
     case JOB_TIMEOUT:

@@ -7,15 +7,8 @@
 
 #include <spdlog/sinks/base_sink.h>
 
+#include "plugin/slurm_calls.h"
 #include "protocol/log.h"
-
-// Provided by slurmstepd/srun/sbatch (libslurmfull); weak so that unit tests
-// link without SLURM and the plugin never links libslurm itself.
-extern "C" {
-void slurm_error(const char* format, ...) __attribute__((weak, format(printf, 1, 2)));
-void slurm_info(const char* format, ...) __attribute__((weak, format(printf, 1, 2)));
-void slurm_debug(const char* format, ...) __attribute__((weak, format(printf, 1, 2)));
-}
 
 namespace scimesh::spank {
 namespace {
@@ -38,17 +31,7 @@ void Log(LogLevel level, std::string_view line) {
   // Fields in these lines come from files users write: no control character
   // reaches slurmd's log (a forged line, a terminal escape).
   const std::string text = log::EscapeForLog(line);
-  switch (level) {
-    case LogLevel::kError:
-      if (slurm_error) return slurm_error("spank_scimesh: %s", text.c_str());
-      break;
-    case LogLevel::kInfo:
-      if (slurm_info) return slurm_info("spank_scimesh: %s", text.c_str());
-      break;
-    case LogLevel::kDebug:
-      if (slurm_debug) return slurm_debug("spank_scimesh: %s", text.c_str());
-      return;
-  }
+  if (WriteSlurmLog(level, text) || level == LogLevel::kDebug) return;
   std::fprintf(stderr, "spank_scimesh: %s\n", text.c_str());
 }
 

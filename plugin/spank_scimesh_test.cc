@@ -1,8 +1,11 @@
 // The real spank_scimesh.so, loaded the way slurmstepd loads it, with the
 // spank_* and slurm_* functions it calls provided by this test (a stand-in for
-// slurmstepd and slurmctld). SLURM calls --scimesh-lease's callback more than
-// once in remote context: the value used is the last one given, never an
-// accumulation; and the plugin, without url=, still kills the step on loss.
+// slurmstepd and slurmctld), declared as the SLURM release the plugin is
+// built for declares them. SLURM calls --scimesh-lease's callback twice in
+// remote context up to 23.11, and from 24.05 on once or not at all: the value
+// used is the one SLURM holds (spank_option_getopt), else the last one given,
+// never an accumulation; and the plugin, without url=, still kills the step
+// on loss. Each test loads its own copy of the module (its own globals).
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -15,11 +18,16 @@
 #include <thread>
 #include <vector>
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 extern "C" {
 #include <slurm/spank.h>
 }
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <slurm/slurm_version.h>
 
 #include "protocol/host_name.h"
 #include "protocol/lease_state.h"
@@ -34,6 +42,7 @@ std::vector<std::string> g_logs;
 std::vector<int> g_kills;
 spank_option* g_option = nullptr;
 uint32_t g_task_global_id = 0;
+std::string g_getopt_value;  // what spank_option_getopt answers; empty: "not given"
 
 void Record(const char* format, va_list ap) {
   char buf[4096];
@@ -50,6 +59,11 @@ spank_context_t spank_context(void) { return S_CTX_REMOTE; }
 const char* spank_strerror(spank_err_t) { return "stub"; }
 spank_err_t spank_option_register(spank_t, struct spank_option* opt) {
   g_option = opt;
+  return static_cast<spank_err_t>(ESPANK_SUCCESS);
+}
+spank_err_t spank_option_getopt(spank_t, struct spank_option*, char** value) {
+  if (g_getopt_value.empty()) return static_cast<spank_err_t>(ESPANK_ERROR);
+  *value = g_getopt_value.data();
   return static_cast<spank_err_t>(ESPANK_SUCCESS);
 }
 spank_err_t spank_getenv(spank_t, const char*, char*, int) { return static_cast<spank_err_t>(ESPANK_ENV_NOEXIST); }
@@ -80,7 +94,23 @@ void slurm_info(const char* format, ...) {
   Record(format, ap);
   va_end(ap);
 }
-int slurm_kill_job_step(uint32_t, uint32_t, uint16_t signal) {
+// The stand-in's definition must match the header's declaration: a wrong one
+// fails to compile here, as a wrong call fails in plugin/slurm_calls.cc.
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+int slurm_kill_job_step(slurm_step_id_t* id, uint16_t signal, uint16_t flags) {
+  EXPECT_EQ(id->job_id, 7u);
+  EXPECT_EQ(id->step_id, 0u);
+#elif SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+int slurm_kill_job_step(uint32_t job_id, uint32_t step_id, uint16_t signal, uint16_t flags) {
+  EXPECT_EQ(job_id, 7u);
+  EXPECT_EQ(step_id, 0u);
+#else
+int slurm_kill_job_step(uint32_t job_id, uint32_t step_id, uint16_t signal) {
+  const uint16_t flags = 0;
+  EXPECT_EQ(job_id, 7u);
+  EXPECT_EQ(step_id, 0u);
+#endif
+  EXPECT_EQ(flags, 0) << "no KILL_* flag is meant";
   std::lock_guard l(g_mu);
   g_kills.push_back(signal);
   return 0;
@@ -104,6 +134,23 @@ size_t Kills() {
   return g_kills.size();
 }
 
+// A copy of the module of its own: dlopen of another file is another
+// instance, with fresh globals, as each slurmstepd has.
+void* LoadModule(const TestDir& dir) {
+  std::filesystem::copy_file(SCIMESH_SPANK_MODULE, dir / "spank_scimesh_copy.so");
+  void* module = ::dlopen((dir / "spank_scimesh_copy.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  EXPECT_NE(module, nullptr) << ::dlerror();
+  return module;
+}
+
+void Reset() {
+  std::lock_guard l(g_mu);
+  g_logs.clear();
+  g_kills.clear();
+  g_option = nullptr;
+  g_getopt_value.clear();
+}
+
 void WriteState(const TestDir& dir, LeaseHold hold, std::optional<CancelReason> reason, int64_t seq) {
   LeaseState s;
   s.lease_id = "l_0c8e51d2a4b94f17";
@@ -118,15 +165,19 @@ void WriteState(const TestDir& dir, LeaseHold hold, std::optional<CancelReason> 
   ASSERT_TRUE(WriteLeaseState(dir / "lease.state", s).ok());
 }
 
-TEST(SpankModule, TheOptionCallbackRunTwiceInRemoteContextKeepsTheLastValue) {
-  TestDir dir;
+void WriteAttemptDir(const TestDir& dir) {
   ASSERT_EQ(::chmod(dir.path().c_str(), 0700), 0);
   TestDir::Write(dir / "lease.json", SerializeLease(TestLease(), std::string_view("http://127.0.0.1:1")));
   ASSERT_EQ(::chmod((dir / "lease.json").c_str(), 0600), 0);
   WriteState(dir, LeaseHold::kHeld, std::nullopt, 1);
+}
 
-  void* module = ::dlopen(SCIMESH_SPANK_MODULE, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(module, nullptr) << ::dlerror();
+TEST(SpankModule, TheOptionCallbackRunTwiceInRemoteContextKeepsTheLastValue) {
+  Reset();
+  TestDir dir;
+  WriteAttemptDir(dir);
+  void* module = LoadModule(dir);
+  ASSERT_NE(module, nullptr);
   auto init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_init"));
   auto user_init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_user_init"));
   auto post_fork = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_task_post_fork"));
@@ -154,6 +205,62 @@ TEST(SpankModule, TheOptionCallbackRunTwiceInRemoteContextKeepsTheLastValue) {
   EXPECT_EQ(exit_hook(nullptr, 0, nullptr), 0);  // the step ended: SIGKILL at once, watcher joined
   std::lock_guard l(g_mu);
   EXPECT_EQ(g_kills, (std::vector<int>{SIGTERM, SIGKILL}));
+}
+
+// 24.05+: a remote option callback may never run when the option came in the
+// launch message; the lease still reaches the watcher through getopt.
+TEST(SpankModule, WithoutARemoteCallbackTheLeaseComesFromSlurmsOptionValue) {
+  Reset();
+  TestDir dir;
+  WriteAttemptDir(dir);
+  void* module = LoadModule(dir);
+  ASSERT_NE(module, nullptr);
+  auto init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_init"));
+  auto user_init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_user_init"));
+  auto post_fork = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_task_post_fork"));
+  auto exit_hook = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_exit"));
+  ASSERT_TRUE(init && user_init && post_fork && exit_hook);
+  char a0[] = "grace_s=1", a1[] = "poll_ms=20";
+  char* args[] = {a0, a1};
+  ASSERT_EQ(init(nullptr, 2, args), 0);
+  g_getopt_value = dir.path();  // no callback: SLURM only holds the value
+  ASSERT_EQ(user_init(nullptr, 0, nullptr), 0);
+  ASSERT_EQ(post_fork(nullptr, 0, nullptr), 0);
+  EXPECT_NE(Logs().find("watching lease l_0c8e51d2a4b94f17 attempt 1 for step 7.0"), std::string::npos) << Logs();
+  WriteState(dir, LeaseHold::kLost, CancelReason::kFenced, 2);
+  for (int i = 0; i < 1000 && Kills() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_GE(Kills(), 1u) << Logs();
+  EXPECT_EQ(exit_hook(nullptr, 0, nullptr), 0);
+}
+
+// A bad plugstack line never fails a hook in slurmstepd (23.11+ would fail
+// the step; a failing init drains the node), and on 25.05+ a failing init of
+// a `required` plugin would fail the job, not the node.
+TEST(SpankModule, RemoteHooksNeverFailAndInitFailureNeverDrainsTheNode) {
+  Reset();
+  TestDir dir;
+  WriteAttemptDir(dir);
+  void* module = LoadModule(dir);
+  ASSERT_NE(module, nullptr);
+  auto init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_init"));
+  auto user_init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_user_init"));
+  auto exit_hook = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_exit"));
+  ASSERT_TRUE(init && user_init && exit_hook);
+  char a0[] = "no_such_key=1";
+  char* args[] = {a0};
+  EXPECT_EQ(init(nullptr, 1, args), 0);
+  EXPECT_NE(Logs().find("invalid plugstack arguments"), std::string::npos) << Logs();
+  g_getopt_value = dir.path();
+  EXPECT_EQ(user_init(nullptr, 0, nullptr), 0);
+  EXPECT_NE(Logs().find("step runs unwatched"), std::string::npos) << Logs();
+  EXPECT_EQ(exit_hook(nullptr, 0, nullptr), 0);
+  auto* mode = static_cast<int*>(::dlsym(module, "slurm_spank_init_failure_mode"));
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+  ASSERT_NE(mode, nullptr) << "slurm_spank_init_failure_mode is not exported";
+  EXPECT_EQ(*mode, ESPANK_JOB_FAILURE);
+#else
+  EXPECT_EQ(mode, nullptr) << "this release does not read slurm_spank_init_failure_mode";
+#endif
 }
 
 }  // namespace

@@ -89,13 +89,18 @@ case $scenario in
     # configuration (plugstack.conf is read at each step); restored at exit.
     fake=$WORK/checkout
     mkdir -p "$fake/scripts" "$fake/build/asan/plugin" "$fake/build/dev/plugin"
-    cp "$cluster" "$fake/scripts/dev-cluster"
-    touch "$fake/build/asan/plugin/spank_scimesh.so" "$fake/build/dev/plugin/spank_scimesh.so"
+    cp "$cluster" "$repo/scripts/build-slurm" "$fake/scripts/"
+    export SCIMESH_SLURM_SOURCES=${SCIMESH_SLURM_SOURCES:-$(cd "$repo/.." && pwd)/shared/slurm}
+    # The default preset is the one of the SLURM release the cluster runs.
+    default=dev
+    [[ -z ${SCIMESH_SLURM:-} || $SCIMESH_SLURM == 22.05* ]] || default=slurm-$SCIMESH_SLURM
+    mkdir -p "$fake/build/$default/plugin"
+    touch "$fake/build/asan/plugin/spank_scimesh.so" "$fake/build/$default/plugin/spank_scimesh.so"
     CLEANUP_CMDS+=("'$cluster' up")
     plugstack=$SCIMESH_CLUSTER_DIR/etc/plugstack.conf
     listed() { grep -v '^#' "$plugstack" | tr '\n' ' '; }
     (unset SCIMESH_PRESET SCIMESH_SPANK_PLUGIN; "$fake/scripts/dev-cluster" up)
-    [[ $(listed) == "optional $fake/build/dev/plugin/spank_scimesh.so " ]] || fail "default preset: plugstack lists '$(listed)'"
+    [[ $(listed) == "optional $fake/build/$default/plugin/spank_scimesh.so " ]] || fail "default preset: plugstack lists '$(listed)'"
     (unset SCIMESH_SPANK_PLUGIN; "$fake/scripts/dev-cluster" --preset asan up)
     [[ $(listed) == "optional $fake/build/asan/plugin/spank_scimesh.so " ]] || fail "--preset asan: plugstack lists '$(listed)'"
     (unset SCIMESH_SPANK_PLUGIN; SCIMESH_PRESET=release "$fake/scripts/dev-cluster" up 2>"$WORK/up.log")

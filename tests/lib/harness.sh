@@ -55,6 +55,17 @@ use_dev_cluster() {
   eval "$("$(dirname "${BASH_SOURCE[0]}")/../../scripts/dev-cluster" env)"
 }
 
+# plugin_under_test: the spank_scimesh.so the tests list in plugstack.conf:
+# SCIMESH_SPANK_PLUGIN when it names a file (the release matrix's build for
+# the SLURM under test, scripts/test --slurm-matrix), else this build's.
+plugin_under_test() {
+  if [[ -n ${SCIMESH_SPANK_PLUGIN:-} && $SCIMESH_SPANK_PLUGIN != system ]]; then
+    echo "$SCIMESH_SPANK_PLUGIN"
+  else
+    echo "${SCIMESH_SPANK_PLUGIN_BIN:?set by CTest}"
+  fi
+}
+
 # coordinator_start [serve flags...]: starts the coordinator on 127.0.0.1:0
 # (or $COORDINATOR_LISTEN, to restart it on the same port) with worker and
 # execute keys; exports SCIMESH_URL, WORKER_TOKEN_FILE, EXEC_TOKEN_FILE and

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # System tests of spank_scimesh.so on the dev cluster (n1, n2). One scenario
-# per run: untouched | bad_option | bad_args | fenced | hung | scancel |
-# planted_url | bench.
+# per run: untouched | bad_option | bad_args | required | fenced | hung |
+# scancel | planted_url | bench.
 # Leases are claimed with curl from a real coordinator; this script plays the
 # heartbeating rank 0 by writing the lease state file itself, so it controls
 # when a lease is lost or stops being renewed.
@@ -13,6 +13,7 @@ repo=$(cd "$here/../.." && pwd)
 source "$repo/tests/lib/harness.sh"
 use_dev_cluster
 : "${SCIMESH_SPANK_PLUGIN_BIN:?set by CTest}" "${SCIMESH_LEASE_STATE_BIN:?set by CTest}"
+SCIMESH_SPANK_PLUGIN_BIN=$(plugin_under_test)
 STATE_TOOL=$SCIMESH_LEASE_STATE_BIN
 PLUGSTACK=$SCIMESH_CLUSTER_DIR/etc/plugstack.conf
 WORKER_ID=w-plugin-test
@@ -31,6 +32,18 @@ JOB_IDS=
 
 # plugin_config ARGS...: this build's plugin with ARGS, for the steps started from now on.
 plugin_config() { echo "optional $SCIMESH_SPANK_PLUGIN_BIN $*" >"$PLUGSTACK"; }
+# plugin_required ARGS...: the same as a `required` plugin, whose failing hooks SLURM
+# does not ignore (a failing init drains the node unless the plugin says otherwise).
+plugin_required() { echo "required $SCIMESH_SPANK_PLUGIN_BIN $*" >"$PLUGSTACK"; }
+
+# batch_runs: a 2-node batch job with a 2-node step ends with its output.
+batch_runs() {
+  local job
+  job=$(sbatch --parsable -N2 -o "$WORK/batch.out" --wrap 'srun -N2 -n2 true && echo done')
+  JOB_IDS+=" $job"
+  wait_for "batch job $job to end" 60 bash -c "! squeue -h -j $job 2>/dev/null | grep -q ."
+  grep -q done "$WORK/batch.out" || fail "batch job did not finish: $(cat "$WORK/batch.out")"
+}
 
 now_ms() { "$STATE_TOOL" now; }
 
@@ -182,6 +195,40 @@ case $scenario in
     grep -q "spank_scimesh: invalid plugstack arguments, plugin disabled: unknown argument 'colour'" \
       "$SCIMESH_CLUSTER_DIR"/log/slurmd-n*.log || fail "no log line in slurmd logs"
     wait_nodes_idle
+    ;;
+
+  required)
+    # A site lists the plugin as `required`. Nothing the plugin meets is the
+    # node's fault: after each of these, both nodes stay idle (not drained).
+    coordinator_start --lease-ttl-ms 60000 --heartbeat-ms 10000
+    note "required, bad plugstack arguments: steps and batch jobs without the option run"
+    plugin_required grace_s=1 colour=blue
+    srun -N2 -n2 true 2>"$WORK/err" || fail "srun failed under a misconfigured required plugin: $(cat "$WORK/err")"
+    batch_runs
+    wait_nodes_idle
+    note "required, a lease step whose spool is missing: it runs unwatched, the nodes stay up"
+    plugin_required grace_s=1
+    srun -N2 -n2 --scimesh-lease="$WORK/no-such-spool/run/step/1" true 2>"$WORK/err" ||
+      fail "a lease step with a missing spool failed: $(cat "$WORK/err")"
+    grep -q 'spank_scimesh: step runs unwatched' "$WORK/err" "$SCIMESH_CLUSTER_DIR"/log/slurmd-n*.log ||
+      fail "nobody said the step runs unwatched: $(cat "$WORK/err")"
+    wait_nodes_idle
+    note "required, a dead coordinator: a scancelled lease job cannot be reported, the nodes stay up"
+    plugin_required url="$SCIMESH_URL" grace_s=1 poll_ms=100 timeout_ms=500 exit_timeout_ms=2000
+    lease_claim
+    write_state n1 held 1 600000
+    export SCIMESH_WORKER_ID=$WORKER_ID SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
+    coordinator_stop
+    job=$(sbatch --parsable -N2 -o "$WORK/batch.out" \
+      --wrap "srun -N2 -n2 --scimesh-lease='$ATTEMPT_DIR' bash -c '$TASK' '$ATTEMPT_DIR'")
+    JOB_IDS+=" $job"
+    await_tasks 2
+    scancel "$job"
+    wait_for "job $job to end" 30 bash -c "[[ -z \$(squeue -h -j $job 2>/dev/null) ]]"
+    wait_for "the failed report to be logged" 15 \
+      grep -q "spank_scimesh: cannot report lease $LEASE" "$SCIMESH_CLUSTER_DIR"/log/slurmd-n1.log
+    wait_nodes_idle
+    batch_runs
     ;;
 
   fenced)

@@ -13,7 +13,7 @@ wide_setup() {
   # The plugin of this build, quick to act; the launcher waits longer, so a
   # lost lease's ranks that never poll are the plugin's to kill.
   plugstack=$SCIMESH_CLUSTER_DIR/etc/plugstack.conf
-  echo "optional $SCIMESH_SPANK_PLUGIN_BIN grace_s=1 poll_ms=50" >"$plugstack"
+  echo "optional $(plugin_under_test) grace_s=1 poll_ms=50" >"$plugstack"
   coordinator_start --lease-ttl-ms 8000 --heartbeat-ms 500 --grace-ms 2000 --retry-base-ms 100 --log-level debug
   port=$(<"$WORK/port")
 
