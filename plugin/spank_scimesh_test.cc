@@ -134,13 +134,26 @@ size_t Kills() {
   return g_kills.size();
 }
 
+// The module's hooks, as slurmstepd looks them up.
+struct Module {
+  void* handle = nullptr;
+  Hook init = nullptr, user_init = nullptr, post_fork = nullptr, exit_hook = nullptr;
+  bool ok() const { return handle && init && user_init && post_fork && exit_hook; }
+};
+
 // A copy of the module of its own: dlopen of another file is another
 // instance, with fresh globals, as each slurmstepd has.
-void* LoadModule(const TestDir& dir) {
+Module LoadModule(const TestDir& dir) {
   std::filesystem::copy_file(SCIMESH_SPANK_MODULE, dir / "spank_scimesh_copy.so");
-  void* module = ::dlopen((dir / "spank_scimesh_copy.so").c_str(), RTLD_NOW | RTLD_LOCAL);
-  EXPECT_NE(module, nullptr) << ::dlerror();
-  return module;
+  Module m;
+  m.handle = ::dlopen((dir / "spank_scimesh_copy.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  EXPECT_NE(m.handle, nullptr) << ::dlerror();
+  if (m.handle == nullptr) return m;
+  m.init = reinterpret_cast<Hook>(::dlsym(m.handle, "slurm_spank_init"));
+  m.user_init = reinterpret_cast<Hook>(::dlsym(m.handle, "slurm_spank_user_init"));
+  m.post_fork = reinterpret_cast<Hook>(::dlsym(m.handle, "slurm_spank_task_post_fork"));
+  m.exit_hook = reinterpret_cast<Hook>(::dlsym(m.handle, "slurm_spank_exit"));
+  return m;
 }
 
 void Reset() {
@@ -172,89 +185,74 @@ void WriteAttemptDir(const TestDir& dir) {
   WriteState(dir, LeaseHold::kHeld, std::nullopt, 1);
 }
 
-TEST(SpankModule, TheOptionCallbackRunTwiceInRemoteContextKeepsTheLastValue) {
-  Reset();
+// Each test: a fresh stand-in, an attempt directory whose lease is held, and
+// a fresh copy of the module.
+class SpankModule : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Reset();
+    WriteAttemptDir(dir);
+    m = LoadModule(dir);
+    ASSERT_TRUE(m.ok());
+  }
   TestDir dir;
-  WriteAttemptDir(dir);
-  void* module = LoadModule(dir);
-  ASSERT_NE(module, nullptr);
-  auto init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_init"));
-  auto user_init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_user_init"));
-  auto post_fork = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_task_post_fork"));
-  auto exit_hook = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_exit"));
-  ASSERT_TRUE(init && user_init && post_fork && exit_hook);
+  Module m;
+};
+
+TEST_F(SpankModule, TheOptionCallbackRunTwiceInRemoteContextKeepsTheLastValue) {
 
   // No url=: the plugin must still watch and kill, and never open a connection.
   char a0[] = "grace_s=1", a1[] = "poll_ms=20";
   char* args[] = {a0, a1};
-  ASSERT_EQ(init(nullptr, 2, args), 0);
+  ASSERT_EQ(m.init(nullptr, 2, args), 0);
   ASSERT_NE(g_option, nullptr);
   ASSERT_NE(g_option->cb, nullptr);
   // slurmstepd delivers the option again (remote=1), possibly more than once.
   EXPECT_EQ(g_option->cb(g_option->val, "relative/stale-value", 1), 0);  // never fails a remote hook
   EXPECT_EQ(g_option->cb(g_option->val, dir.path().c_str(), 1), 0);
   EXPECT_EQ(g_option->cb(g_option->val, dir.path().c_str(), 1), 0);
-  ASSERT_EQ(user_init(nullptr, 0, nullptr), 0);
-  ASSERT_EQ(post_fork(nullptr, 0, nullptr), 0);  // task 0, the only local task: the watcher starts
+  ASSERT_EQ(m.user_init(nullptr, 0, nullptr), 0);
+  ASSERT_EQ(m.post_fork(nullptr, 0, nullptr), 0);  // task 0, the only local task: the watcher starts
   EXPECT_NE(Logs().find("watching lease l_0c8e51d2a4b94f17 attempt 1 for step 7.0"), std::string::npos) << Logs();
   EXPECT_EQ(Logs().find("unwatched"), std::string::npos) << Logs();
 
   WriteState(dir, LeaseHold::kLost, CancelReason::kFenced, 2);
   for (int i = 0; i < 1000 && Kills() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_GE(Kills(), 1u) << Logs();
-  EXPECT_EQ(exit_hook(nullptr, 0, nullptr), 0);  // the step ended: SIGKILL at once, watcher joined
+  EXPECT_EQ(m.exit_hook(nullptr, 0, nullptr), 0);  // the step ended: SIGKILL at once, watcher joined
   std::lock_guard l(g_mu);
   EXPECT_EQ(g_kills, (std::vector<int>{SIGTERM, SIGKILL}));
 }
 
 // 24.05+: a remote option callback may never run when the option came in the
 // launch message; the lease still reaches the watcher through getopt.
-TEST(SpankModule, WithoutARemoteCallbackTheLeaseComesFromSlurmsOptionValue) {
-  Reset();
-  TestDir dir;
-  WriteAttemptDir(dir);
-  void* module = LoadModule(dir);
-  ASSERT_NE(module, nullptr);
-  auto init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_init"));
-  auto user_init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_user_init"));
-  auto post_fork = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_task_post_fork"));
-  auto exit_hook = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_exit"));
-  ASSERT_TRUE(init && user_init && post_fork && exit_hook);
+TEST_F(SpankModule, WithoutARemoteCallbackTheLeaseComesFromSlurmsOptionValue) {
   char a0[] = "grace_s=1", a1[] = "poll_ms=20";
   char* args[] = {a0, a1};
-  ASSERT_EQ(init(nullptr, 2, args), 0);
+  ASSERT_EQ(m.init(nullptr, 2, args), 0);
   g_getopt_value = dir.path();  // no callback: SLURM only holds the value
-  ASSERT_EQ(user_init(nullptr, 0, nullptr), 0);
-  ASSERT_EQ(post_fork(nullptr, 0, nullptr), 0);
+  ASSERT_EQ(m.user_init(nullptr, 0, nullptr), 0);
+  ASSERT_EQ(m.post_fork(nullptr, 0, nullptr), 0);
   EXPECT_NE(Logs().find("watching lease l_0c8e51d2a4b94f17 attempt 1 for step 7.0"), std::string::npos) << Logs();
   WriteState(dir, LeaseHold::kLost, CancelReason::kFenced, 2);
   for (int i = 0; i < 1000 && Kills() < 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_GE(Kills(), 1u) << Logs();
-  EXPECT_EQ(exit_hook(nullptr, 0, nullptr), 0);
+  EXPECT_EQ(m.exit_hook(nullptr, 0, nullptr), 0);
 }
 
 // A bad plugstack line never fails a hook in slurmstepd (23.11+ would fail
 // the step; a failing init drains the node), and on 25.05+ a failing init of
 // a `required` plugin would fail the job, not the node.
-TEST(SpankModule, RemoteHooksNeverFailAndInitFailureNeverDrainsTheNode) {
-  Reset();
-  TestDir dir;
-  WriteAttemptDir(dir);
-  void* module = LoadModule(dir);
-  ASSERT_NE(module, nullptr);
-  auto init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_init"));
-  auto user_init = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_user_init"));
-  auto exit_hook = reinterpret_cast<Hook>(::dlsym(module, "slurm_spank_exit"));
-  ASSERT_TRUE(init && user_init && exit_hook);
+TEST_F(SpankModule, RemoteHooksNeverFailAndInitFailureNeverDrainsTheNode) {
   char a0[] = "no_such_key=1";
   char* args[] = {a0};
-  EXPECT_EQ(init(nullptr, 1, args), 0);
+  EXPECT_EQ(m.init(nullptr, 1, args), 0);
   EXPECT_NE(Logs().find("invalid plugstack arguments"), std::string::npos) << Logs();
   g_getopt_value = dir.path();
-  EXPECT_EQ(user_init(nullptr, 0, nullptr), 0);
+  EXPECT_EQ(m.user_init(nullptr, 0, nullptr), 0);
   EXPECT_NE(Logs().find("step runs unwatched"), std::string::npos) << Logs();
-  EXPECT_EQ(exit_hook(nullptr, 0, nullptr), 0);
-  auto* mode = static_cast<int*>(::dlsym(module, "slurm_spank_init_failure_mode"));
+  EXPECT_EQ(m.exit_hook(nullptr, 0, nullptr), 0);
+  auto* mode = static_cast<int*>(::dlsym(m.handle, "slurm_spank_init_failure_mode"));
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
   ASSERT_NE(mode, nullptr) << "slurm_spank_init_failure_mode is not exported";
   EXPECT_EQ(*mode, ESPANK_JOB_FAILURE);

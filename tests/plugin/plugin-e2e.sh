@@ -102,6 +102,21 @@ any_task_alive() {
   return 1
 }
 
+# lease_batch_job: a 2-node batch job whose step holds the lease; waits for its
+# two tasks. Sets JOB.
+lease_batch_job() {
+  JOB=$(sbatch --parsable -N2 -o "$WORK/batch.out" \
+    --wrap "srun -N2 -n2 --scimesh-lease='$ATTEMPT_DIR' bash -c '$TASK' '$ATTEMPT_DIR'")
+  JOB_IDS+=" $JOB"
+  await_tasks 2
+}
+
+# scancel_and_wait JOB: cancels it and waits until SLURM has forgotten it.
+scancel_and_wait() {
+  scancel "$1"
+  wait_for "job $1 to end" 30 bash -c "[[ -z \$(squeue -h -j $1 2>/dev/null) ]]"
+}
+
 # One fenced step: the run is cancelled, the next heartbeat is refused and the
 # state file says lost. Sets LAST_MS: from the refused heartbeat to the last
 # rank dead. Leaves srun's stderr in $WORK/srun.err.
@@ -219,12 +234,8 @@ case $scenario in
     write_state n1 held 1 600000
     export SCIMESH_WORKER_ID=$WORKER_ID SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
     coordinator_stop
-    job=$(sbatch --parsable -N2 -o "$WORK/batch.out" \
-      --wrap "srun -N2 -n2 --scimesh-lease='$ATTEMPT_DIR' bash -c '$TASK' '$ATTEMPT_DIR'")
-    JOB_IDS+=" $job"
-    await_tasks 2
-    scancel "$job"
-    wait_for "job $job to end" 30 bash -c "[[ -z \$(squeue -h -j $job 2>/dev/null) ]]"
+    lease_batch_job
+    scancel_and_wait "$JOB"
     wait_for "the failed report to be logged" 15 \
       grep -q "spank_scimesh: cannot report lease $LEASE" "$SCIMESH_CLUSTER_DIR"/log/slurmd-n1.log
     wait_nodes_idle
@@ -269,11 +280,8 @@ case $scenario in
     write_state n1 held 1 600000
     note "a batch job holding the lease is scancelled"
     export SCIMESH_WORKER_ID=$WORKER_ID SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
-    job=$(sbatch --parsable -N2 -o "$WORK/batch.out" \
-      --wrap "srun -N2 -n2 --scimesh-lease='$ATTEMPT_DIR' bash -c '$TASK' '$ATTEMPT_DIR'")
-    JOB_IDS+=" $job"
-    await_tasks 2
-    scancel "$job"
+    lease_batch_job
+    scancel "$JOB"
     t0=$SECONDS
     attempt_error() { api GET "/runs/$RUN" | jq -r '.steps[0].attempts[0].error.class // empty'; }
     cls=
@@ -313,12 +321,8 @@ while True:
       mv "$WORK/planted.json" "$ATTEMPT_DIR/lease.json"
       write_state n1 held 1 600000
       note "plugin '${config:-no url=}': a job whose lease.json names another coordinator is scancelled"
-      job=$(sbatch --parsable -N2 -o "$WORK/batch.out" \
-        --wrap "srun -N2 -n2 --scimesh-lease='$ATTEMPT_DIR' bash -c '$TASK' '$ATTEMPT_DIR'")
-      JOB_IDS+=" $job"
-      await_tasks 2
-      scancel "$job"
-      wait_for "job $job to end" 30 bash -c "[[ -z \$(squeue -h -j $job 2>/dev/null) ]]"
+      lease_batch_job
+      scancel_and_wait "$JOB"
       wait_nodes_idle
       [[ ! -s $WORK/listener.log ]] || fail "the plugin connected to the coordinator named in lease.json"
       cls=$(api GET "/runs/$RUN" | jq -r '.steps[0].attempts[0].error.class // empty')
