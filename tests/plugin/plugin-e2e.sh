@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # System tests of spank_scimesh.so on the dev cluster (n1, n2). One scenario
 # per run: untouched | bad_option | bad_args | required | fenced | hung |
-# scancel | planted_url | bench.
+# scancel | time_limit | planted_url | bench.
 # Leases are claimed with curl from a real coordinator; this script plays the
 # heartbeating rank 0 by writing the lease state file itself, so it controls
 # when a lease is lost or stops being renewed.
@@ -294,6 +294,33 @@ case $scenario in
     note "fail recorded $((SECONDS - t0)) s after scancel (TTL 60 s)"
     api GET "/runs/$RUN/journal" | jq -e '[.events[] | select(.type == "attempt_failed")] | length == 1' >/dev/null ||
       fail "the fail was not recorded exactly once"
+    wait_nodes_idle
+    ;;
+
+  time_limit)
+    # SLURM's granularity is a minute, and slurmctld notices a passed limit
+    # within its background period: the job ends 60 to 90 s after it starts.
+    coordinator_start --lease-ttl-ms 600000 --heartbeat-ms 60000
+    plugin_config url="$SCIMESH_URL" grace_s=1 poll_ms=100 timeout_ms=3000
+    lease_claim
+    write_state n1 held 1 600000
+    note "a batch job holding the lease runs past its time limit (1 minute)"
+    export SCIMESH_WORKER_ID=$WORKER_ID SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
+    JOB=$(sbatch --parsable -N2 -t 1 -o "$WORK/batch.out" \
+      --wrap "srun -N2 -n2 --scimesh-lease='$ATTEMPT_DIR' bash -c '$TASK' '$ATTEMPT_DIR'")
+    JOB_IDS+=" $JOB"
+    await_tasks 2
+    error=
+    for _ in $(seq 750); do  # 150 s: the limit, the background period, KillWait
+      error=$(api GET "/runs/$RUN" | jq -c '.steps[0].attempts[0].error // empty')
+      [[ -z $error ]] || break
+      sleep 0.2
+    done
+    [[ -n $error ]] || fail "no fail recorded 150 s after a 1-minute job started (lease TTL 600 s)"
+    [[ $(jq -r .class <<<"$error") == preempted ]] || fail "recorded $error, want class preempted"
+    jq -r .message <<<"$error" | grep -q "SLURM ended job $JOB (time limit)" || fail "the message does not say why: $error"
+    note "recorded: $error"
+    wait_for "job $JOB to end" 60 bash -c "[[ -z \$(squeue -h -j $JOB 2>/dev/null) ]]"
     wait_nodes_idle
     ;;
 
