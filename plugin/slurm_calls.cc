@@ -4,9 +4,10 @@
 // What changed, release by release (each is checked by compiling this file
 // against that release's headers: `scripts/test --slurm-headers`):
 //   22.05  slurm_kill_job_step(job_id, step_id, signal)
-//   23.02  slurm_kill_job_step(job_id, step_id, signal, flags)
-//   25.11  slurm_kill_job_step(slurm_step_id_t *, signal, flags)
+//   23.02  slurm_kill_job_step(job_id, step_id, signal, flags) (seen in 23.11;
+//          23.02 is not in ../shared/slurm and is assumed to be the first)
 //   25.05  slurm_spank_init_failure_mode (SCIMESH_SLURM_HAS_INIT_FAILURE_MODE, slurm_calls.h)
+//   25.11  slurm_kill_job_step(slurm_step_id_t *, signal, flags)
 //   26.05  slurm_load_job(resp, slurm_step_id_t, show_flags): a step id, not a job id
 // slurm_free_job_info_msg, slurm_strerror and the slurm_error/info/debug
 // loggers are unchanged from 22.05 to 26.05.
