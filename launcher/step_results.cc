@@ -75,10 +75,11 @@ Result<StepResults> ReadStepResults(int dir_fd, uid_t owner) {
 }
 
 bool SrunFoundAllocationEnding(const std::string& step_err) {
-  // srun's words for a job that is ending or gone. 22.05 to 26.05 say "Unable
-  // to create step for job N: ..." or "Slurm job N has expired"; for a job
-  // slurmctld no longer knows, 23.11+ say "Unable to confirm allocation for
-  // job N: Invalid job id specified" (seen on 25.11 and 26.05).
+  // srun's words for a job that is ending or gone, the same from 22.05 to
+  // 26.05 (scripts/test --slurm-matrix): "Unable to create step for job N:
+  // ...", "Slurm job N has expired", and for a job slurmctld no longer knows
+  // "Unable to confirm allocation for job N: Invalid job id specified" (seen
+  // on 22.05 and 25.11).
   static const std::regex refused(
       R"(srun: error: (Unable to create step for job [0-9]+: (Job/step already completing or completed|)"
       R"(Job has expired|Invalid job id specified)|Slurm job [0-9]+ has expired|)"

@@ -97,7 +97,7 @@ TEST(SrunFoundAllocationEnding, KnowsSrunsRefusalsOfAnEndingJob) {
       "srun: error: Unable to create step for job 41: Job/step already completing or completed\n"));
   EXPECT_TRUE(SrunFoundAllocationEnding("srun: error: Slurm job 43 has expired\n"));
   EXPECT_TRUE(SrunFoundAllocationEnding("srun: error: Unable to create step for job 7: Invalid job id specified\n"));
-  // 25.11 and 26.05, for a job slurmctld has forgotten.
+  // Every release, for a job slurmctld has forgotten (22.05 and 25.11 seen).
   EXPECT_TRUE(SrunFoundAllocationEnding(
       "srun: error: Unable to confirm allocation for job 99999: Invalid job id specified\n"
       "srun: Check SLURM_JOB_ID environment variable. Expired or invalid job 99999\n"));
