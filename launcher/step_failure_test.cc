@@ -144,6 +144,13 @@ TEST(StepFailure, SrunsExecveErrorIsFatalThoughItsExitCodeIsNot127) {
                cmd);
   EXPECT_EQ(r.error_class(), FailClass::kFatal);
   EXPECT_NE(r.message().find("'noexec' cannot execute"), std::string::npos) << r.message();
+  // 25.11 prints slurmstepd's line with a timestamp instead of its name.
+  r = Describe({false, 2},
+               "[2026-12-03T01:10:11.021] error: execve(): /no/such/nosuchprog: No such file or directory\n"
+               "srun: error: n1: task 0: Exited with exit code 2\n",
+               cmd);
+  EXPECT_EQ(r.error_class(), FailClass::kFatal);
+  EXPECT_NE(r.message().find("'nosuchprog' not found (task 0 on n1: exit code 2)"), std::string::npos) << r.message();
 }
 
 TEST(StepFailure, MpirunsMissingExecutableIsNotASignal) {
