@@ -95,20 +95,49 @@ void AgentRendezvous::OnAccept() {
       return;  // EAGAIN: no more; anything else: the next readiness tries again
     }
     if (pending_.size() >= options_.max_pending) {
-      Log()->warn("direct channel: more than {} connections waiting to prove themselves; one closed",
-                  options_.max_pending);
-      continue;
+      Warn("more than " + std::to_string(options_.max_pending) +
+           " connections waiting to prove themselves; the longest waiting closed");
+      EvictOldest();
     }
     const int raw = fd.get();
     if (!loop_.Watch(raw, [this, raw] { OnHello(raw); }).ok()) continue;
     Pending& p = pending_[raw];
     p.fd = std::move(fd);
+    p.arrived = ++accepted_;
     p.timer = loop_.After(options_.hello_timeout, [this, raw] {
-      Log()->warn("direct channel: a connection sent no secret within {} ms; closed", options_.hello_timeout.count());
+      Warn("a connection sent no secret within " + std::to_string(options_.hello_timeout.count()) + " ms; closed");
       if (auto late = pending_.find(raw); late != pending_.end()) late->second.timer = 0;
       Drop(raw);
     });
+    // An agent's secret is usually there already: proven before anyone can
+    // push it out.
+    OnHello(raw);
+    if (!listener_.valid()) return;  // that was the last agent: the port is closed
   }
+}
+
+void AgentRendezvous::EvictOldest() {
+  auto oldest = pending_.begin();
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    if (it->second.arrived < oldest->second.arrived) oldest = it;
+  }
+  if (oldest != pending_.end()) Drop(oldest->first);
+}
+
+void AgentRendezvous::Warn(const std::string& what) {
+  Warning& w = warnings_[what];
+  const auto now = std::chrono::steady_clock::now();
+  if (w.last != std::chrono::steady_clock::time_point{} && now - w.last < options_.warn_every) {
+    ++w.unsaid;
+    return;
+  }
+  if (w.unsaid > 0) {
+    Log()->warn("direct channel: {} ({} more since the last such line)", what, w.unsaid);
+  } else {
+    Log()->warn("direct channel: {}", what);
+  }
+  w.last = now;
+  w.unsaid = 0;
 }
 
 void AgentRendezvous::OnHello(int fd) {
@@ -127,7 +156,7 @@ void AgentRendezvous::OnHello(int fd) {
   p.line.append(buf, nl != nullptr ? take - 1 : take);
   if (nl == nullptr) {
     if (p.line.size() >= agent::kDirectSecretChars + 1) {
-      Log()->warn("direct channel: a connection's first line is too long; closed");
+      Warn("a connection's first line is too long; closed");
       Drop(fd);
     }
     return;
@@ -137,7 +166,7 @@ void AgentRendezvous::OnHello(int fd) {
     if (SameSecret(p.line, secret)) node = name;
   }
   if (node.empty()) {
-    Log()->warn("direct channel: a connection sent a wrong secret; closed");
+    Warn("a connection sent a wrong secret; closed");
     return Drop(fd);
   }
   UniqueFd socket = std::move(p.fd);

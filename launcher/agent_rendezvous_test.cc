@@ -13,11 +13,16 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+
+#include "protocol/log.h"
 
 namespace scimesh::launcher {
 namespace {
@@ -192,20 +197,52 @@ TEST_F(AgentRendezvousTest, AnOverlongFirstLineIsClosedWithoutBufferingIt) {
   EXPECT_EQ(HandedCount(), 0u);
 }
 
-TEST_F(AgentRendezvousTest, ConnectionsWaitingToProveThemselvesAreCapped) {
+// Another user's idle connections fill the waiting room: the honest agent,
+// arriving last, still gets in (the longest waiting is evicted, not the newest).
+TEST_F(AgentRendezvousTest, AFullWaitingRoomEvictsTheLongestWaitingNotTheAgent) {
   AgentRendezvous::Options options;
   options.max_pending = 2;
   Open(options);
   const std::string secret = Expect("n1");
   const int a = Connect();
   const int b = Connect();
+  ASSERT_TRUE(a >= 0 && b >= 0);
+  EXPECT_FALSE(ClosedWithin(a, 100ms));  // both wait for their hello
   const int c = Connect();
-  // The third is closed at once; the first two wait for their hello.
-  EXPECT_TRUE(ClosedWithin(c, 10s));
-  EXPECT_FALSE(ClosedWithin(a, 100ms));
+  EXPECT_TRUE(ClosedWithin(a, 10s));  // the oldest made room
   EXPECT_FALSE(ClosedWithin(b, 100ms));
-  Send(a, secret + "\n");
+  EXPECT_FALSE(ClosedWithin(c, 100ms));
+  // The agent connects with its secret into a full room: it gets in.
+  const int agent = Connect();
+  Send(agent, secret + "\n");
+  auto handed = Handed(1);
+  ASSERT_EQ(handed.size(), 1u);
+  EXPECT_EQ(handed[0].first, "n1");
+}
+
+// A flood of wrong secrets writes one warning line per period, with a count.
+TEST_F(AgentRendezvousTest, RefusalsAreLoggedAtMostOncePerPeriod) {
+  std::ostringstream captured;
+  log::SetSink(std::make_shared<spdlog::sinks::ostream_sink_mt>(captured));
+  AgentRendezvous::Options options;
+  options.warn_every = 60s;
+  Open(options);
+  const std::string secret = Expect("n1");
+  std::string wrong = secret;
+  wrong[0] = wrong[0] == 'a' ? 'b' : 'a';
+  for (int i = 0; i < 50; ++i) {
+    const int fd = Connect();
+    ASSERT_GE(fd, 0);
+    Send(fd, wrong + "\n");
+    EXPECT_TRUE(ClosedWithin(fd, 5s));
+  }
+  Send(Connect(), secret + "\n");
   EXPECT_EQ(Handed(1).size(), 1u);
+  log::SetSink(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  const std::string logs = captured.str();
+  size_t lines = 0;
+  for (size_t at = logs.find("wrong secret"); at != std::string::npos; at = logs.find("wrong secret", at + 1)) ++lines;
+  EXPECT_EQ(lines, 1u) << logs;
 }
 
 TEST_F(AgentRendezvousTest, ThePortClosesOnceNoAgentIsExpected) {

@@ -25,11 +25,12 @@ void NodeAgents::Launch(const std::vector<std::string>& nodes,
   }
   for (const std::string& node : nodes) {
     std::vector<std::string> argv = argv_for(node);
-    std::optional<std::string> secret;
+    std::optional<std::string> hello;
     if (rendezvous_) {
       if (auto s = rendezvous_->Expect(node); s.ok()) {
-        secret = *s;
-        argv.insert(argv.end(), {"--connect", std::to_string(rendezvous_->port())});
+        // The port travels with the secret on stdin: argv is world-readable.
+        hello = std::to_string(rendezvous_->port()) + " " + *s;
+        argv.emplace_back("--connect");
       }
     }
     auto channel = AgentChannel::Spawn(argv);
@@ -42,7 +43,7 @@ void NodeAgents::Launch(const std::vector<std::string>& nodes,
     Agent& a = agents_[node];
     a.channel = std::make_unique<AgentChannel>(std::move(*channel));
     Status s = loop_.Watch(a.channel->fd(), [this, node] { OnReadable(node); });
-    if (s.ok() && secret) s = a.channel->SendLine(*secret);
+    if (s.ok() && hello) s = a.channel->SendLine(*hello);
     if (!s.ok()) Gone(node, s.message());
   }
 }

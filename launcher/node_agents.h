@@ -41,8 +41,9 @@ class NodeAgents {
   NodeAgents(EventLoop& loop, Hooks hooks) : loop_(loop), hooks_(std::move(hooks)) {}
   ~NodeAgents();  // closes every channel (the agents stop their steps and exit)
 
-  // Starts `argv_for(node)` for each node (with `--connect PORT` added when
-  // the rendezvous port is open); each is used once it says ready.
+  // Starts `argv_for(node)` for each node (with `--connect` added and the
+  // port and secret as its first stdin line when the rendezvous port is
+  // open); each is used once it says ready.
   void Launch(const std::vector<std::string>& nodes,
               const std::function<std::vector<std::string>(const std::string&)>& argv_for);
   bool Ready(const std::string& node) const;

@@ -19,7 +19,7 @@
 namespace scimesh::agent {
 namespace {
 
-// How long --connect waits for the secret line, and then for the connection.
+// How long --connect waits for the hello line, and then for the connection.
 constexpr auto kConnectTimeout = std::chrono::seconds(5);
 
 constexpr char kUsage[] = R"(Usage: scimesh-agent [options]
@@ -38,14 +38,13 @@ keeper process it forked at start kills every step's process group.
 Options:
   --kill-grace-ms MS   SIGTERM -> SIGKILL for the steps when the agent shuts
                        down (default 2000)
-  --connect [HOST:]PORT
-                       the direct channel: read a secret from the first line
-                       of stdin, connect to the launcher over TCP at HOST
-                       (numeric; default $SLURM_LAUNCH_NODE_IPADDR, else
-                       127.0.0.1), send the secret, and carry commands and
-                       events on that connection. If it cannot connect
-                       within 5 s, the agent says why on stderr and stays on
-                       stdin/stdout.
+  --connect            the direct channel: read "[HOST:]PORT SECRET" from the
+                       first line of stdin, connect to the launcher over TCP
+                       at HOST (numeric; default $SLURM_LAUNCH_NODE_IPADDR,
+                       else 127.0.0.1) and PORT, send the secret, and carry
+                       commands and events on that connection. If the line
+                       is not that, or it cannot connect within 5 s, the
+                       agent says why on stderr and stays on stdin/stdout.
   --version            print the version and exit
   -h, --help           this help
 
@@ -63,7 +62,7 @@ int Usage(const char* why) {
 int RunAgentCli(int argc, char** argv) {
   AgentOptions options;
   options.version = SCIMESH_AGENT_VERSION;
-  std::optional<ConnectTarget> connect;
+  bool connect = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     std::string_view value;
@@ -75,13 +74,13 @@ int RunAgentCli(int argc, char** argv) {
       (void)std::printf("scimesh-agent %s\n", SCIMESH_AGENT_VERSION);
       return 0;
     }
-    if (arg.starts_with("--connect=") || arg == "--connect") {
-      if (arg == "--connect" && ++i == argc) return Usage("--connect needs [HOST:]PORT");
-      auto target =
-          ParseConnectTarget(arg == "--connect" ? std::string_view(argv[i]) : arg.substr(std::strlen("--connect=")));
-      if (!target.ok()) return Usage(target.status().message().c_str());
-      connect = *target;
+    if (arg == "--connect") {
+      connect = true;
       continue;
+    }
+    if (arg.starts_with("--connect=")) {
+      // The port and the secret come on stdin, never in argv (world-readable).
+      return Usage("--connect takes no value: the port comes with the secret on stdin");
     }
     if (arg.starts_with("--kill-grace-ms=")) {
       value = arg.substr(std::strlen("--kill-grace-ms="));
@@ -115,14 +114,16 @@ int RunAgentCli(int argc, char** argv) {
   }
   UniqueFd direct;
   if (connect) {
-    auto secret = ReadSecretLine(options.in_fd, kConnectTimeout);
-    auto fd = secret.ok() ? ConnectBack(*connect, *secret, kConnectTimeout) : Result<UniqueFd>(secret.status());
-    if (fd.ok()) {
+    auto hello = ReadHelloLine(options.in_fd, kConnectTimeout);
+    if (!hello.ok()) {
+      (void)std::fprintf(stderr, "scimesh-agent: no direct channel: %s; staying on stdin/stdout\n",
+                         hello.status().message().c_str());
+    } else if (auto fd = ConnectBack(hello->target, hello->secret, kConnectTimeout); fd.ok()) {
       direct = std::move(*fd);
       options.direct_fd = options.out_fd = direct.get();
     } else {
       (void)std::fprintf(stderr, "scimesh-agent: no direct channel to %s port %s (%s); staying on stdin/stdout\n",
-                         connect->host.c_str(), connect->port.c_str(), fd.status().message().c_str());
+                         hello->target.host.c_str(), hello->target.port.c_str(), fd.status().message().c_str());
     }
   }
   return RunAgent(options, *keeper);

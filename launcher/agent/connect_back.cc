@@ -70,34 +70,43 @@ Result<ConnectTarget> ParseConnectTarget(std::string_view arg) {
     t.host = std::string(host);
     t.port = std::string(arg.substr(colon + 1));
   }
-  if (!ValidPort(t.port)) return Status::InvalidArgument("--connect: the port must be a number from 1 to 65535");
+  if (!ValidPort(t.port)) return Status::InvalidArgument("the port must be a number from 1 to 65535");
   in6_addr probe{};
   in_addr probe4{};
   if (t.host.empty() || (::inet_pton(AF_INET, t.host.c_str(), &probe4) != 1 &&
                          ::inet_pton(AF_INET6, t.host.c_str(), &probe) != 1)) {
-    return Status::InvalidArgument("--connect: the host must be a numeric IPv4 or IPv6 address");
+    return Status::InvalidArgument("the host must be a numeric IPv4 or IPv6 address");
   }
   return t;
 }
 
-Result<std::string> ReadSecretLine(int in_fd, std::chrono::milliseconds timeout) {
+Result<Hello> ParseHello(std::string_view line) {
+  const size_t space = line.find(' ');
+  if (space == std::string_view::npos) return Status::InvalidArgument("the hello line is not '[HOST:]PORT SECRET'");
+  SCIMESH_ASSIGN_OR_RETURN(ConnectTarget target, ParseConnectTarget(line.substr(0, space)));
+  const std::string_view secret = line.substr(space + 1);
+  if (!IsDirectSecret(secret)) return Status::InvalidArgument("the secret is not 64 lowercase hex digits");
+  return Hello{std::move(target), std::string(secret)};
+}
+
+Result<Hello> ReadHelloLine(int in_fd, std::chrono::milliseconds timeout) {
   const auto until = Clock::now() + timeout;
   std::string line;
   for (;;) {
     pollfd p{in_fd, POLLIN, 0};
     int n = ::poll(&p, 1, MsLeft(until));
     if (n < 0 && errno == EINTR) continue;
-    if (n == 0) return Status::Timeout("no secret line on stdin");
+    if (n == 0) return Status::Timeout("no hello line on stdin");
     char c = 0;
     ssize_t r = ::read(in_fd, &c, 1);
     if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (r <= 0) return Status::Cancelled("stdin ended before the secret line");
+    if (r <= 0) return Status::Cancelled("stdin ended before the hello line");
     if (c == '\n') break;
-    if (line.size() >= kDirectSecretChars) return Status::InvalidArgument("the secret line is too long");
-    line.push_back(c);
+    // Read to the end of the line all the same: what follows is a command.
+    if (line.size() <= kMaxHelloChars) line.push_back(c);
   }
-  if (!IsDirectSecret(line)) return Status::InvalidArgument("the secret line is not 64 lowercase hex digits");
-  return line;
+  if (line.size() > kMaxHelloChars) return Status::InvalidArgument("the hello line is too long");
+  return ParseHello(line);
 }
 
 Result<UniqueFd> ConnectBack(const ConnectTarget& target, std::string_view secret, std::chrono::milliseconds timeout) {

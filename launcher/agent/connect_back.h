@@ -1,8 +1,8 @@
 // The agent's end of the direct channel (docs/agent.md "The direct channel"):
-// with `--connect [HOST:]PORT`, the agent reads a secret from the first line
-// of stdin, connects to the launcher over TCP (TCP_NODELAY), sends the
-// secret as its first line, and from then on carries commands and events on
-// that socket. srun's stdio forwards small writes late (Nagle against a
+// with `--connect`, the agent reads "[HOST:]PORT SECRET" from the first line
+// of stdin (nothing of it in argv, which every user of the node can read),
+// connects to the launcher over TCP (TCP_NODELAY), sends the secret as its
+// first line, and from then on carries commands and events on that socket. srun's stdio forwards small writes late (Nagle against a
 // delayed acknowledgement: about 40 ms); the direct channel does not.
 //
 // Stateless functions; thread-safe.
@@ -26,9 +26,18 @@ struct ConnectTarget {
 };
 Result<ConnectTarget> ParseConnectTarget(std::string_view arg);
 
-// Reads the secret line from `in_fd` one byte at a time (so no command after
-// it is consumed), waiting at most `timeout` in all.
-Result<std::string> ReadSecretLine(int in_fd, std::chrono::milliseconds timeout);
+// The first stdin line: where to connect and the secret to send.
+struct Hello {
+  ConnectTarget target;
+  std::string secret;
+};
+// Parses "[HOST:]PORT SECRET"; kInvalidArgument when either part is bad.
+Result<Hello> ParseHello(std::string_view line);
+
+// Reads the hello line from `in_fd` one byte at a time (so no command after
+// it is consumed), waiting at most `timeout` in all; at most kMaxHelloChars.
+inline constexpr size_t kMaxHelloChars = 128;
+Result<Hello> ReadHelloLine(int in_fd, std::chrono::milliseconds timeout);
 
 // Connects (at most `timeout`), sets TCP_NODELAY and sends `secret` + "\n".
 // The socket is blocking and close-on-exec.

@@ -1,5 +1,5 @@
 // The node agent's direct channel (docs/agent.md "The direct channel"): with
-// --connect, the agent reads a secret from stdin, connects back over TCP,
+// --connect, the agent reads "[HOST:]PORT SECRET" from stdin, connects back over TCP,
 // sends the secret and moves its commands and events onto that connection.
 // The test plays the launcher's end with a plain listening socket. Each test
 // names the attack or the failure it models.
@@ -32,12 +32,15 @@ class AgentDirectTest : public AgentTest {
     port_ = ntohs(a.sin_port);
   }
 
-  // The agent with --connect to this test, before it has said anything.
+  // The agent with --connect, before it has said anything.
   AgentChannel SpawnConnecting() {
-    auto channel =
-        AgentChannel::Spawn(AgentArgv({"--kill-grace-ms", "300", "--connect", "127.0.0.1:" + std::to_string(port_)}));
+    auto channel = AgentChannel::Spawn(AgentArgv({"--kill-grace-ms", "300", "--connect"}));
     EXPECT_TRUE(channel.ok()) << channel.status().ToString();
     return std::move(*channel);
+  }
+  // The first stdin line the launcher writes: where to connect, and the secret.
+  std::string Hello(const std::string& secret = kSecret) const {
+    return "127.0.0.1:" + std::to_string(port_) + " " + secret;
   }
 
   // The agent's connection (bounded wait); invalid when none came.
@@ -76,7 +79,7 @@ class AgentDirectTest : public AgentTest {
 // could forge `exited` events for other steps or start processes.
 TEST_F(AgentDirectTest, CommandsAndEventsGoOverTheConnectionAndNoStepInheritsIt) {
   AgentChannel agent = SpawnConnecting();
-  ASSERT_TRUE(agent.SendLine(kSecret).ok());
+  ASSERT_TRUE(agent.SendLine(Hello()).ok());
   UniqueFd conn = Accept(kLong);
   ASSERT_TRUE(conn.valid()) << "the agent never connected";
   EXPECT_EQ(ReadLine(conn.get()), kSecret);
@@ -101,7 +104,7 @@ TEST_F(AgentDirectTest, CommandsAndEventsGoOverTheConnectionAndNoStepInheritsIt)
 // SIGTERM first, and end the agent, as stdin's end does.
 TEST_F(AgentDirectTest, TheConnectionsEndStopsEveryStepAndTheAgent) {
   AgentChannel agent = SpawnConnecting();
-  ASSERT_TRUE(agent.SendLine(kSecret).ok());
+  ASSERT_TRUE(agent.SendLine(Hello()).ok());
   UniqueFd conn = Accept(kLong);
   ASSERT_TRUE(conn.valid());
   EXPECT_EQ(ReadLine(conn.get()), kSecret);
@@ -122,32 +125,37 @@ TEST_F(AgentDirectTest, TheConnectionsEndStopsEveryStepAndTheAgent) {
 TEST_F(AgentDirectTest, WithNoOneListeningTheAgentServesOnStdio) {
   listener_.Reset();  // the port is closed: connect is refused
   AgentChannel agent = SpawnConnecting();
-  ASSERT_TRUE(agent.SendLine(kSecret).ok());
+  ASSERT_TRUE(agent.SendLine(Hello()).ok());
   EXPECT_EQ(Next(agent).kind, Kind::kReady);
   ASSERT_TRUE(agent.Start(Step("plain", "exit 0")).ok());
   EXPECT_EQ(Next(agent).kind, Kind::kStarted);
   EXPECT_EQ(Next(agent).kind, Kind::kExited);
 }
 
-// Attack: a first stdin line that is not a secret (not hex, too long). The
-// agent must not send it anywhere: it never connects, and serves on stdio.
-TEST_F(AgentDirectTest, ASecretLineThatIsNoSecretIsNeverSent) {
-  for (const std::string& line : {std::string(64, 'z'), std::string(kSecret) + "00"}) {
+// Attack: a first stdin line that is not "[HOST:]PORT SECRET" (a secret that
+// is not hex or too long, a host name, no port). The agent must not send it
+// anywhere: it never connects, and serves on stdio.
+TEST_F(AgentDirectTest, AHelloLineThatIsNoHelloIsNeverSent) {
+  const std::string port = std::to_string(port_);
+  for (const std::string& line : {Hello(std::string(64, 'z')), Hello(std::string(kSecret) + "00"),
+                                  "localhost:" + port + " " + kSecret, "127.0.0.1:0 " + std::string(kSecret),
+                                  std::string(kSecret), "127.0.0.1:" + port + " " + kSecret + std::string(200, 'a')}) {
     queue_.clear();
     AgentChannel agent = SpawnConnecting();
     ASSERT_TRUE(agent.SendLine(line).ok());
-    EXPECT_EQ(Next(agent).kind, Kind::kReady);
-    EXPECT_FALSE(Accept(200ms).valid()) << "the agent connected with the secret line '" << line << "'";
+    EXPECT_EQ(Next(agent).kind, Kind::kReady) << line;
+    EXPECT_FALSE(Accept(200ms).valid()) << "the agent connected with the hello line '" << line << "'";
   }
 }
 
-// A --connect the agent cannot use is a usage error (exit 2), not a guess.
-TEST_F(AgentDirectTest, ABadConnectTargetIsAUsageError) {
+// The port and secret never travel in argv (every user of the node reads
+// /proc/PID/cmdline): --connect takes no value, and one given is a usage error.
+TEST_F(AgentDirectTest, ConnectWithAValueIsAUsageError) {
   if (std::getenv("SCIMESH_AGENT_PREFIX") != nullptr) GTEST_SKIP() << "srun's exit status stands between";
-  for (const char* target : {"host.example:80", "127.0.0.1:0", "127.0.0.1:70000", "[::1]:x"}) {
-    auto agent = AgentChannel::Spawn({SCIMESH_AGENT_BIN, "--connect", target});
+  for (const char* arg : {"--connect=127.0.0.1:80", "--connect=80"}) {
+    auto agent = AgentChannel::Spawn({SCIMESH_AGENT_BIN, arg});
     ASSERT_TRUE(agent.ok());
-    EXPECT_EQ(agent->WaitExit(kLong), 2) << target;
+    EXPECT_EQ(agent->WaitExit(kLong), 2) << arg;
   }
 }
 
