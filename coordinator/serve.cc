@@ -33,10 +33,13 @@
 namespace scimesh::coordinator {
 namespace {
 
+// The coordinator's lines go through the project's sink (protocol/log.h):
+// bearer tokens redacted and control characters escaped in every line,
+// whatever a caller forgot to escape.
 void SetUpLogging(const std::string& level) {
-  auto logger = spdlog::stderr_logger_mt("coordinator");
+  auto logger = log::For("coordinator");
   logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ [%n] %v");
-  logger->set_level(spdlog::level::from_str(level));
+  log::SetLevel(spdlog::level::from_str(level));
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
 }

@@ -54,6 +54,13 @@ Status CheckWorkerId(std::string_view value, std::string_view field) {
   return Status::Ok();
 }
 
+Status CheckPrintableText(std::string_view value, std::string_view field) {
+  for (char c : value) {
+    if (c < 0x20 || c > 0x7e) return Refuse(field, "may only hold printable ASCII (no control characters)");
+  }
+  return Status::Ok();
+}
+
 Status CheckLeaseId(std::string_view value, std::string_view field) {
   return CheckPrefixedHex(value, field, 'l');
 }

@@ -21,6 +21,10 @@ Status CheckArtifactName(std::string_view value, std::string_view field);
 
 // worker_id: 1-128 of [A-Za-z0-9._:@/-].
 Status CheckWorkerId(std::string_view value, std::string_view field);
+// Free text a peer reports about itself (register's `host` and `version`):
+// printable ASCII only (0x20-0x7e), so it can never forge a log line or
+// drive a terminal reading one.
+Status CheckPrintableText(std::string_view value, std::string_view field);
 
 // lease_id "l_" + 16 lowercase hex; run_id "r_" + 16 lowercase hex.
 Status CheckLeaseId(std::string_view value, std::string_view field);

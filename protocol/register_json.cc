@@ -185,7 +185,9 @@ Result<RegisterRequest> ParseRegisterRequest(std::string_view json, const JsonLi
   SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
   SCIMESH_RETURN_IF_ERROR(CheckWorkerId(r.worker_id, "worker_id"));
   SCIMESH_ASSIGN_OR_RETURN(r.host, o.StringIn("host", 1, kMaxHostBytes));
+  SCIMESH_RETURN_IF_ERROR(CheckPrintableText(r.host, "host"));
   SCIMESH_ASSIGN_OR_RETURN(r.version, o.StringIn("version", 1, kMaxVersionBytes));
+  SCIMESH_RETURN_IF_ERROR(CheckPrintableText(r.version, "version"));
   SCIMESH_ASSIGN_OR_RETURN(r.concurrency, o.IntIn("concurrency", 1, kMaxConcurrency));
   SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* defs, o.ArrayIn("definitions", 0, kMaxDefinitions));
   for (rapidjson::SizeType i = 0; i < defs->Size(); ++i) {

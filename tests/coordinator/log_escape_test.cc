@@ -1,6 +1,7 @@
 // A client's request path reaches the coordinator's log escaped: control
 // characters (decoded %0a, a raw ESC) cannot forge a log line or drive a
-// terminal reading the log.
+// terminal reading the log. What a worker says about itself at register
+// (host, version) is refused unless printable.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -48,6 +49,28 @@ TEST_F(LogEscape, ARequestPathCannotForgeALogLine) {
   EXPECT_EQ(log.find("\n2026-01-01T00:00:00.000 info [coordinator] FORGED"), std::string::npos) << log;
   EXPECT_EQ(log.find('\x1b'), std::string::npos) << "a raw ESC reached the log";
   EXPECT_NE(log.find("x\\n2026-01-01"), std::string::npos) << log;
+}
+
+// Attack: a worker key's holder registers with a host and a version made to
+// forge a log line ("worker registered: ... host=" is logged at info).
+TEST_F(LogEscape, ARegisteredHostOrVersionCannotForgeALogLine) {
+  const std::string forged = "n1\n2026-01-01T00:00:00.000 info [coordinator] FORGED";
+  for (const auto& [host, version] : {std::pair<std::string, std::string>{forged, "1.0"}, {"n1", forged},
+                                      {"n1\x1b[2J", "1.0"}, {"n1", "1.0\x7f"}}) {
+    std::string body = R"({"worker_id":"w-forge","host":)" + Quote(host) + R"(,"version":)" + Quote(version) +
+                       R"(,"concurrency":1,"definitions":[]})";
+    Reply r = w1_->Post("/v1/api/workers/register", body);
+    EXPECT_EQ(r.status, 400) << r.Describe();
+    EXPECT_EQ(r.Str("field"), host == "n1" ? "version" : "host") << r.Describe();
+  }
+  Reply ok = w1_->Post("/v1/api/workers/register",
+                       R"j({"worker_id":"w-forge","host":"n1 (rack 4)","version":"scimesh-launch 0.1.0",)j"
+                       R"j("concurrency":1,"definitions":[]})j");
+  EXPECT_EQ(ok.status, 200) << ok.Describe();
+  const std::string log = process_->log();
+  EXPECT_EQ(log.find("\n2026-01-01T00:00:00.000 info [coordinator] FORGED"), std::string::npos) << log;
+  EXPECT_EQ(log.find('\x1b'), std::string::npos) << "a raw ESC reached the log";
+  EXPECT_NE(log.find("host=n1 (rack 4)"), std::string::npos) << log;
 }
 
 }  // namespace
