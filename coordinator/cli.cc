@@ -35,9 +35,11 @@ own runs, their artifacts), admin (everything, every run, any lease), read
 (reads every run and artifact, changes nothing). A running coordinator picks
 the new key up within a second.
 --workflows GLOBS: the workflows a worker key may register, comma-separated
-globs on the name ('*' any run of characters, '?' one), e.g. "chem-*,qc". Without
-it, a key may register the workflows nobody registered before it, and then
-only those.
+globs on the name ('*' any run of characters, '?' one), e.g. "chem-*,qc".
+Required with the worker scope: give '*' for a single-tenant site, where one
+team's workers serve every workflow. (A keys-file line without workflows=, as
+older releases wrote, may register the workflows nobody registered before
+it, and then only those.)
 )usage";
 
 int KeysCommand(const std::vector<std::string>& args) {

@@ -184,6 +184,13 @@ Result<std::string> AddKey(const std::string& keys_path, const std::string& name
   if (!CheckIdentifier(name, "name").ok()) return Status::InvalidArgument("the key name must be 1-64 characters of [A-Za-z0-9._-]");
   auto bits = ParseScopes(scopes);
   if (!bits.ok()) return bits.status();
+  // Without globs a worker key could register any workflow nobody has yet,
+  // and so receive the input of runs another team starts under that name.
+  if ((*bits & kScopeWorker) != 0 && workflows.empty()) {
+    return Status::InvalidArgument(
+        "a worker key needs --workflows GLOBS: the workflows it may serve (e.g. \"chem-*\"), or '*' for every "
+        "workflow on a single-tenant site");
+  }
   if (!workflows.empty()) {
     auto globs = ParseWorkflowGlobs(workflows);
     if (!globs.ok()) return globs.status();

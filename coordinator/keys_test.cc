@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -54,7 +55,7 @@ TEST(Scopes, ParseAndPrint) {
 }
 
 TEST_F(KeysTest, AddKeyStoresOnlyTheHashAndWritesTheSecret0600) {
-  auto added = AddKey(Path("keys"), "w1", "worker", Path("w1.secret"));
+  auto added = AddKey(Path("keys"), "w1", "worker", Path("w1.secret"), "*");
   ASSERT_TRUE(added.ok()) << added.status().ToString();
   EXPECT_EQ(*added, "added key w1 (worker)");
   std::string secret = Slurp(Path("w1.secret"));
@@ -64,11 +65,11 @@ TEST_F(KeysTest, AddKeyStoresOnlyTheHashAndWritesTheSecret0600) {
   EXPECT_EQ(Mode(Path("w1.secret")), 0600);
   std::string keys = Slurp(Path("keys"));
   EXPECT_EQ(keys.find(secret), std::string::npos);
-  EXPECT_EQ(keys, "w1 worker " + Sha256Hex(secret) + "\n");
+  EXPECT_EQ(keys, "w1 worker " + Sha256Hex(secret) + " workflows=*\n");
 }
 
 TEST_F(KeysTest, IdentifiesTokensByTheirHash) {
-  ASSERT_TRUE(AddKey(Path("keys"), "w1", "worker", Path("w1")).ok());
+  ASSERT_TRUE(AddKey(Path("keys"), "w1", "worker", Path("w1"), "*").ok());
   ASSERT_TRUE(AddKey(Path("keys"), "ops", "execute,admin", Path("ops")).ok());
   auto ring = KeyRing::Load(Path("keys"));
   ASSERT_TRUE(ring.ok());
@@ -84,10 +85,26 @@ TEST_F(KeysTest, IdentifiesTokensByTheirHash) {
 }
 
 TEST_F(KeysTest, RefusesADuplicateNameAndBadInput) {
-  ASSERT_TRUE(AddKey(Path("keys"), "w1", "worker", Path("a")).ok());
-  EXPECT_EQ(AddKey(Path("keys"), "w1", "worker", Path("b")).status().code(), Code::kAlreadyExists);
-  EXPECT_FALSE(AddKey(Path("keys"), "bad name", "worker", Path("c")).ok());
+  ASSERT_TRUE(AddKey(Path("keys"), "w1", "worker", Path("a"), "*").ok());
+  EXPECT_EQ(AddKey(Path("keys"), "w1", "worker", Path("b"), "*").status().code(), Code::kAlreadyExists);
+  EXPECT_FALSE(AddKey(Path("keys"), "bad name", "worker", Path("c"), "*").ok());
   EXPECT_FALSE(AddKey(Path("keys"), "w2", "root", Path("d")).ok());
+}
+
+// Attack: a worker key made without globs may register any workflow nobody
+// registered yet, and so receive the input of runs another team starts
+// under that name. `keys add` never makes one: '*' must be asked for.
+TEST_F(KeysTest, AWorkerKeyNeedsTheWorkflowsItServes) {
+  auto refused = AddKey(Path("keys"), "w1", "worker", Path("w1"));
+  EXPECT_EQ(refused.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("--workflows"), std::string::npos) << refused.status().message();
+  EXPECT_FALSE(AddKey(Path("keys"), "w2", "worker,execute", Path("w2")).ok());
+  EXPECT_FALSE(std::filesystem::exists(Path("w1")));  // nothing written
+  EXPECT_FALSE(std::filesystem::exists(Path("keys")));
+  EXPECT_TRUE(AddKey(Path("keys"), "ops", "execute", Path("ops")).ok());  // other scopes name none
+  // Lines older releases wrote, without workflows=, still load.
+  std::ofstream(Path("old")) << "w9 worker " << std::string(64, 'a') << "\n";
+  EXPECT_TRUE(KeyRing::Load(Path("old")).ok());
 }
 
 TEST_F(KeysTest, RefusesAMalformedKeysFile) {
@@ -124,10 +141,10 @@ TEST_F(KeysTest, AKeyMayNameTheWorkflowsItRegistersAndTheReadScope) {
 }
 
 TEST_F(KeysTest, PicksUpANewKeyWhileRunning) {
-  ASSERT_TRUE(AddKey(Path("keys"), "w1", "worker", Path("w1")).ok());
+  ASSERT_TRUE(AddKey(Path("keys"), "w1", "worker", Path("w1"), "*").ok());
   auto ring = KeyRing::Load(Path("keys"));
   ASSERT_TRUE(ring.ok());
-  ASSERT_TRUE(AddKey(Path("keys"), "w2", "worker", Path("w2")).ok());
+  ASSERT_TRUE(AddKey(Path("keys"), "w2", "worker", Path("w2"), "*").ok());
   std::string w2 = Slurp(Path("w2"));
   w2.pop_back();
   // The ring re-reads a changed file at most once a second: await that.

@@ -82,7 +82,8 @@ ApiResult<std::string> Ledger::FindArtifact(std::string_view sha256, const KeyId
     mine->Bind(1, sha256).Bind(2, key.name);
     auto found = mine->Step();
     if (!found.ok()) return Broken(found.status());
-    if (!*found) return ApiError::NotOwner("artifact " + std::string(sha256) + " belongs to another key's runs");
+    // As if absent: a 403 would tell another tenant that these bytes exist.
+    if (!*found) return ApiError::NotFound("no artifact " + std::string(sha256));
     return media_type;
   });
 }

@@ -48,7 +48,8 @@ class Campaign:
         self.logf = open(os.path.join(self.work, "campaign.log"), "w")
         keys = os.path.join(self.work, "keys")
         for name, scope in (("worker", "worker"), ("exec", "execute")):
-            subprocess.run([self.coordinator_bin, "keys", "add", name, "--scope", scope, "--keys", keys,
+            workflows = ["--workflows", "*"] if scope == "worker" else []
+            subprocess.run([self.coordinator_bin, "keys", "add", name, "--scope", scope, *workflows, "--keys", keys,
                             "--secret-out", os.path.join(self.work, name + ".token")],
                            check=True, capture_output=True)
         with open(os.path.join(self.work, "exec.token")) as f:

@@ -89,8 +89,8 @@ Result<std::unique_ptr<RealCoordinator>> RealCoordinator::Start(const std::vecto
   const std::string log = c->dir_ + "/coordinator.log";
   c->token_file_ = c->dir_ + "/token";
   {
-    auto keys = ChildProcess::Spawn({bin, "keys", "add", "tests", "--scope", "worker,execute", "--keys",
-                                     c->dir_ + "/keys", "--secret-out", c->token_file_},
+    auto keys = ChildProcess::Spawn({bin, "keys", "add", "tests", "--scope", "worker,execute", "--workflows", "*",
+                                     "--keys", c->dir_ + "/keys", "--secret-out", c->token_file_},
                                     {}, log);
     if (!keys.ok()) return keys.status();
     auto rc = (*keys)->Wait(30000);

@@ -115,8 +115,13 @@ TEST_F(Tenancy, AnotherKeysArtifactsCannotBeDownloaded) {
   ASSERT_EQ(up.status, 201) << up.Describe();
   const std::string path = "/v1/api/artifacts/" + Sha256(bytes);
   EXPECT_EQ(exec_->Get(path).body, bytes);
+  // Attack: another tenant probes a digest. It learns nothing: the answer is
+  // the one of a digest that is not there at all.
   Reply other = exec2_->Get(path);
-  ExpectNotOwner(other);
+  Reply absent = exec2_->Get("/v1/api/artifacts/" + Sha256("bytes nobody uploaded"));
+  EXPECT_EQ(other.status, 404) << other.Describe();
+  EXPECT_EQ(absent.status, 404) << absent.Describe();
+  EXPECT_EQ(other.Str("error"), absent.Str("error"));
   EXPECT_EQ(other.body.find(bytes), std::string::npos);
   EXPECT_EQ(reader_->Get(path).body, bytes);
   EXPECT_EQ(root_->Get(path).body, bytes);

@@ -54,9 +54,14 @@ expect serve-no-keys 1 "cannot start: the keys file $WORK/no-keys (--keys): cann
   "$SCIMESH_COORDINATOR_BIN" serve --db "$WORK/other.db" --keys "$WORK/no-keys" --listen 127.0.0.1:0
 expect keys-add-no-dir 1 \
   "scimesh-coordinator keys add: cannot create the secret file $WORK/no-dir/secret (--secret-out): No such file or directory" \
-  "$SCIMESH_COORDINATOR_BIN" keys add bob --scope worker --keys "$WORK/keys2" --secret-out "$WORK/no-dir/secret"
+  "$SCIMESH_COORDINATOR_BIN" keys add bob --scope worker --workflows '*' --keys "$WORK/keys2" --secret-out "$WORK/no-dir/secret"
 expect keys-add-no-keys-dir 1 \
   "scimesh-coordinator keys add: cannot open the keys file $WORK/no-dir/keys (--keys): No such file or directory" \
-  "$SCIMESH_COORDINATOR_BIN" keys add bob --scope worker --keys "$WORK/no-dir/keys" --secret-out "$WORK/bob.secret"
+  "$SCIMESH_COORDINATOR_BIN" keys add bob --scope worker --workflows '*' --keys "$WORK/no-dir/keys" --secret-out "$WORK/bob.secret"
+# A worker key that could squat any unregistered workflow is never a default.
+expect keys-add-worker-no-workflows 1 \
+  "scimesh-coordinator keys add: a worker key needs --workflows GLOBS: the workflows it may serve (e.g. \"chem-*\"), or '*' for every workflow on a single-tenant site" \
+  "$SCIMESH_COORDINATOR_BIN" keys add bob --scope worker --keys "$WORK/keys3" --secret-out "$WORK/bob3.secret"
+[[ ! -e $WORK/keys3 && ! -e $WORK/bob3.secret ]] || fail "a refused keys add left a file behind"
 [[ ! -e $WORK/bob.secret ]] || fail "keys add left a secret behind for a key it did not add"
 note "CLI errors: OK"

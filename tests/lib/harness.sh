@@ -73,7 +73,7 @@ plugin_under_test() {
 coordinator_start() {
   local keys=$WORK/keys
   if [[ ! -f $keys ]]; then
-    "$SCIMESH_COORDINATOR_BIN" keys add worker --scope worker --keys "$keys" --secret-out "$WORK/worker.token" >/dev/null
+    "$SCIMESH_COORDINATOR_BIN" keys add worker --scope worker --workflows '*' --keys "$keys" --secret-out "$WORK/worker.token" >/dev/null
     "$SCIMESH_COORDINATOR_BIN" keys add exec --scope execute --keys "$keys" --secret-out "$WORK/exec.token" >/dev/null
     # curl reads the header from a 0600 file: the token never appears in argv.
     (umask 077; printf 'Authorization: Bearer %s\n' "$(<"$WORK/exec.token")" >"$WORK/exec.header")

@@ -64,7 +64,7 @@ note "unit: verified; exposure $exposure (systemd-analyze security --offline)"
 # ExecStart as systemd would run it: %S the state root, %d the credentials.
 exec_start=$(sed -n 's/^ExecStart=//p' "$ROOT$UNIT")
 mkdir -p "$WORK/state/scimesh-coordinator" "$WORK/credentials"
-"$ROOT/usr/bin/scimesh-coordinator" keys add worker --scope worker --keys "$WORK/credentials/keys" \
+"$ROOT/usr/bin/scimesh-coordinator" keys add worker --scope worker --workflows '*' --keys "$WORK/credentials/keys" \
   --secret-out "$WORK/worker.token" >/dev/null || fail "keys add failed"
 cmdline=${exec_start//%S/$WORK/state}
 cmdline=${cmdline//%d/$WORK/credentials}
