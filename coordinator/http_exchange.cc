@@ -84,6 +84,21 @@ MHD_Result CollectArgument(void* cls, MHD_ValueKind, const char* key, const char
   return MHD_YES;
 }
 
+// Why the body's framing is ambiguous, or "" when it is not: both
+// Content-Length and Transfer-Encoding, or Content-Lengths that disagree. A
+// proxy in front may read such a body differently, and the bytes one side
+// takes for a body the other serves as a second request (smuggling).
+std::string AmbiguousFraming(const HttpRequest& req) {
+  const std::vector<std::string> lengths = req.get_header_values("Content-Length");
+  if (!lengths.empty() && req.has_header("Transfer-Encoding")) {
+    return "both Content-Length and Transfer-Encoding: the body's end is ambiguous";
+  }
+  for (const std::string& l : lengths) {
+    if (l != lengths.front()) return "Content-Length given twice with different values";
+  }
+  return {};
+}
+
 bool HasBodyFraming(const HttpRequest& req) {
   if (req.has_header("Content-Length")) return true;
   return strcasestr(req.get_header_value("Transfer-Encoding").c_str(), "chunked") != nullptr;
@@ -192,6 +207,10 @@ MHD_Result ServerCallbacks::Begin(HttpServer& server, MHD_Connection* conn, cons
     ApiError busy = ApiError::Unavailable("too many connections; retry later");
     busy.retry_after_s = server.limits_.caps().retry_after_s;
     return refuse_now(busy, true);
+  }
+  if (const std::string why = AmbiguousFraming(req); !why.empty()) {
+    ex->route = "refused";
+    return refuse_now(ApiError::BadRequest("", why), true);
   }
   const auto* route = server.Match(req);
   if (route == nullptr) {

@@ -30,6 +30,15 @@ std::string HttpRequest::get_header_value(std::string_view name) const {
   return {};
 }
 
+std::vector<std::string> HttpRequest::get_header_values(std::string_view name) const {
+  const std::string key = Lower(name);
+  std::vector<std::string> values;
+  for (const auto& [n, v] : headers_) {
+    if (n == key) values.push_back(v);
+  }
+  return values;
+}
+
 void HttpRequest::add_header(std::string name, std::string value) {
   headers_.emplace_back(Lower(name), std::move(value));
 }

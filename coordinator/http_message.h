@@ -55,6 +55,8 @@ struct HttpRequest {
   bool has_header(std::string_view name) const;
   // The first value of header `name` (case-insensitive), or "".
   std::string get_header_value(std::string_view name) const;
+  // Every value of header `name` (case-insensitive), in arrival order.
+  std::vector<std::string> get_header_values(std::string_view name) const;
   void add_header(std::string name, std::string value);
 
  private:

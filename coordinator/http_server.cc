@@ -144,11 +144,17 @@ Status HttpServer::Start() {
   const unsigned hard_limit = static_cast<unsigned>(options_.caps.max_connections + 256);
   limits_.Start();
   holds_.Start();
+  // GnuTLS priorities: TLS 1.2 and 1.3 only, forward-secret key exchange
+  // only (PFS: NORMAL without static RSA), AEAD ciphers only (no CBC).
+  static constexpr char kTlsPriorities[] =
+      "PFS:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:+AES-128-GCM:+CHACHA20-POLY1305";
   MHD_OptionItem tls_options[] = {
       {MHD_OPTION_HTTPS_MEM_CERT, 0, const_cast<char*>(options_.tls_cert_pem.c_str())},
       {MHD_OPTION_HTTPS_MEM_KEY, 0, const_cast<char*>(options_.tls_key_pem.c_str())},
+      {MHD_OPTION_HTTPS_PRIORITIES, 0, const_cast<char*>(kTlsPriorities)},
       {MHD_OPTION_END, 0, nullptr},
   };
+  constexpr size_t kTlsOptionCount = 3;
   daemon_ = MHD_start_daemon(
       flags, 0, &ServerCallbacks::Accept, this, &ServerCallbacks::Access, this,
       MHD_OPTION_LISTEN_SOCKET, listen_fd_,
@@ -158,7 +164,7 @@ Status HttpServer::Start() {
       MHD_OPTION_NOTIFY_COMPLETED, &ServerCallbacks::Completed, this,
       MHD_OPTION_NOTIFY_CONNECTION, &ServerCallbacks::Connection, this,
       MHD_OPTION_EXTERNAL_LOGGER, &ServerCallbacks::Log, this,
-      MHD_OPTION_ARRAY, tls ? tls_options : tls_options + 2,
+      MHD_OPTION_ARRAY, tls ? tls_options : tls_options + kTlsOptionCount,
       MHD_OPTION_END);
   if (daemon_ == nullptr) {
     holds_.Stop();

@@ -1,11 +1,18 @@
 // The real coordinator serving HTTPS (--tls-cert, --tls-key): a worker that
 // trusts its certificate carries a run with an artifact through it (upload
-// and download over TLS); an untrusted certificate and plain http are refused.
+// and download over TLS); an untrusted certificate and plain http are refused;
+// only TLS 1.2+ with forward-secret key exchange is negotiated.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <openssl/ssl.h>
 
 #include "protocol/client.h"
 #include "protocol/worker.h"
@@ -107,6 +114,53 @@ TEST_F(CoordinatorTlsTest, PlainHttpToTheTlsPortGetsNoAnswer) {
   auto client = Client::Create(o).value();
   auto r = client->Register(RegisterRequest{"tls/3", "h", "v", 1, {}});
   EXPECT_FALSE(r.ok());
+}
+
+// Whether an OpenSSL client limited to `version` and `ciphers` (TLS 1.2 and
+// below) completes a handshake with 127.0.0.1:port.
+bool Handshakes(int port, int version, const char* ciphers) {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  SSL_CTX_set_security_level(ctx, 0);  // let this client offer what the attack needs
+  SSL_CTX_set_min_proto_version(ctx, version);
+  SSL_CTX_set_max_proto_version(ctx, version);
+  if (ciphers != nullptr) SSL_CTX_set_cipher_list(ctx, ciphers);
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = false;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    SSL* ssl = SSL_new(ctx);
+    SSL_set_fd(ssl, fd);
+    ok = SSL_connect(ssl) == 1;
+    SSL_free(ssl);
+  }
+  ::close(fd);
+  SSL_CTX_free(ctx);
+  return ok;
+}
+
+// Attack: a client (or a man in the middle downgrading one) asks for TLS 1.0
+// or 1.1, or for a suite without forward secrecy (static RSA key exchange,
+// offered only with an RSA certificate). None is negotiated.
+TEST(CoordinatorTls, OnlyTls12AndUpWithForwardSecrecyIsNegotiated) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "scimesh-coordinator-tls-XXXXXX").string();
+  const std::string dir = ::mkdtemp(tmpl.data());
+  ASSERT_TRUE(testing::WriteSelfSigned(dir + "/cert.pem", dir + "/key.pem", /*rsa=*/true));
+  std::filesystem::permissions(dir + "/key.pem", std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  auto c = RealCoordinator::Start({"--tls-cert", dir + "/cert.pem", "--tls-key", dir + "/key.pem"});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const std::string& url = (*c)->url();
+  const int port = std::stoi(url.substr(url.rfind(':') + 1));
+  EXPECT_FALSE(Handshakes(port, TLS1_VERSION, nullptr)) << "TLS 1.0 negotiated";
+  EXPECT_FALSE(Handshakes(port, TLS1_1_VERSION, nullptr)) << "TLS 1.1 negotiated";
+  EXPECT_FALSE(Handshakes(port, TLS1_2_VERSION, "AES128-GCM-SHA256:AES256-GCM-SHA384:AES128-SHA"))
+      << "a static-RSA suite negotiated";
+  EXPECT_TRUE(Handshakes(port, TLS1_2_VERSION, "ECDHE-RSA-AES128-GCM-SHA256"));
+  EXPECT_TRUE(Handshakes(port, TLS1_3_VERSION, nullptr));
+  c->reset();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

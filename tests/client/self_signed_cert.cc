@@ -10,8 +10,8 @@
 
 namespace scimesh::testing {
 
-bool WriteSelfSigned(const std::string& cert_path, const std::string& key_path) {
-  EVP_PKEY* key = EVP_EC_gen("P-256");
+bool WriteSelfSigned(const std::string& cert_path, const std::string& key_path, bool rsa) {
+  EVP_PKEY* key = rsa ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256");
   X509* x = X509_new();
   if (key == nullptr || x == nullptr) return false;
   X509_set_version(x, 2);

@@ -1,5 +1,5 @@
-// A self-signed certificate for 127.0.0.1 (P-256, one hour), for TLS tests
-// of the client and of the coordinator. Test-only code.
+// A self-signed certificate for 127.0.0.1 (P-256, or RSA 2048; one hour), for
+// TLS tests of the client and of the coordinator. Test-only code.
 #pragma once
 
 #include <string>
@@ -7,6 +7,8 @@
 namespace scimesh::testing {
 
 // Writes the certificate and its private key (PEM) to the two paths.
-bool WriteSelfSigned(const std::string& cert_path, const std::string& key_path);
+// `rsa`: an RSA key, with which a server could offer static-RSA (not
+// forward-secret) suites.
+bool WriteSelfSigned(const std::string& cert_path, const std::string& key_path, bool rsa = false);
 
 }  // namespace scimesh::testing

@@ -56,6 +56,29 @@ TEST_F(BadInput, APostWithoutContentLengthIs411AtOnce) {
   EXPECT_EQ(exec_->Get("/v1/api/health").status, 200);
 }
 
+// Attack: request smuggling. A body framed two ways (Content-Length and
+// chunked, or two Content-Lengths) is read one way by a proxy and another by
+// the server; what one takes for body the other serves as a second request.
+// The coordinator refuses the framing (400) and closes: the smuggled request
+// is never served.
+TEST_F(BadInput, AmbiguousFramingIs400AndNothingAfterItIsServed) {
+  const std::string token = process_->token("exec");
+  const std::string smuggled = "GET /v1/api/health HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string head = "POST /v1/api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token + "\r\n";
+  for (const std::string& request :
+       {head + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + smuggled,
+        head + "Transfer-Encoding: chunked\r\nContent-Length: 40\r\n\r\n0\r\n\r\n" + smuggled,
+        head + "Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}" + smuggled}) {
+    const std::string reply = SendRaw(process_->port(), request);
+    EXPECT_EQ(reply.rfind("HTTP/1.1 400", 0), 0u) << reply;
+    EXPECT_NE(reply.find("\"error\":\"bad_request\""), std::string::npos) << reply;
+    size_t responses = 0;
+    for (size_t at = reply.find("HTTP/1.1 "); at != std::string::npos; at = reply.find("HTTP/1.1 ", at + 1)) ++responses;
+    EXPECT_EQ(responses, 1u) << "a second request was served: " << reply;
+  }
+  EXPECT_EQ(exec_->Get("/v1/api/health").status, 200);
+}
+
 TEST_F(BadInput, MalformedJsonIs400) {
   ExpectBadRequest(w1_->Post("/v1/api/steps/claim", "{\"worker_id\":"), "");
   ExpectBadRequest(w1_->Post("/v1/api/steps/claim", "not json"), "");
