@@ -110,6 +110,13 @@ class AgentRendezvousTest : public ::testing::Test {
       std::this_thread::sleep_for(10ms);
     }
   }
+  // An honest agent: connects, sends its secret at once, and is handed over.
+  void ExpectTheAgentGetsIn(const std::string& secret, const std::string& node) {
+    Send(Connect(), secret + "\n");
+    auto handed = Handed(1);
+    ASSERT_EQ(handed.size(), 1u);
+    EXPECT_EQ(handed[0].first, node);
+  }
   size_t HandedCount() {
     std::lock_guard<std::mutex> lock(mu_);
     return handed_.size();
@@ -154,11 +161,7 @@ TEST_F(AgentRendezvousTest, AWrongSecretIsClosedAndTheAgentStillGetsIn) {
   Send(shorter, secret.substr(0, 32) + "\n");
   EXPECT_TRUE(ClosedWithin(shorter, 10s));
   EXPECT_EQ(HandedCount(), 0u);
-  const int agent = Connect();
-  Send(agent, secret + "\n");
-  auto handed = Handed(1);
-  ASSERT_EQ(handed.size(), 1u);
-  EXPECT_EQ(handed[0].first, "n1");
+  ExpectTheAgentGetsIn(secret, "n1");
 }
 
 TEST_F(AgentRendezvousTest, ASecretOpensOneConnectionOnly) {
@@ -213,11 +216,7 @@ TEST_F(AgentRendezvousTest, AFullWaitingRoomEvictsTheLongestWaitingNotTheAgent) 
   EXPECT_FALSE(ClosedWithin(b, 100ms));
   EXPECT_FALSE(ClosedWithin(c, 100ms));
   // The agent connects with its secret into a full room: it gets in.
-  const int agent = Connect();
-  Send(agent, secret + "\n");
-  auto handed = Handed(1);
-  ASSERT_EQ(handed.size(), 1u);
-  EXPECT_EQ(handed[0].first, "n1");
+  ExpectTheAgentGetsIn(secret, "n1");
 }
 
 // A flood of wrong secrets writes one warning line per period, with a count.

@@ -102,13 +102,36 @@ any_task_alive() {
   return 1
 }
 
-# lease_batch_job: a 2-node batch job whose step holds the lease; waits for its
-# two tasks. Sets JOB.
+# lease_batch_job [SBATCH-ARGS...]: a 2-node batch job whose step holds the
+# lease; waits for its two tasks. Sets JOB.
 lease_batch_job() {
-  JOB=$(sbatch --parsable -N2 -o "$WORK/batch.out" \
+  JOB=$(sbatch --parsable -N2 "$@" -o "$WORK/batch.out" \
     --wrap "srun -N2 -n2 --scimesh-lease='$ATTEMPT_DIR' bash -c '$TASK' '$ATTEMPT_DIR'")
   JOB_IDS+=" $JOB"
   await_tasks 2
+}
+
+# reported_lease TTL_MS HEARTBEAT_MS: a coordinator, the plugin reporting to
+# it, a claimed lease held on n1 for 10 minutes, and the worker's identity in
+# the environment a batch job inherits (the plugin reports with it).
+reported_lease() {
+  coordinator_start --lease-ttl-ms "$1" --heartbeat-ms "$2"
+  plugin_config url="$SCIMESH_URL" grace_s=1 poll_ms=100 timeout_ms=3000
+  lease_claim
+  write_state n1 held 1 600000
+  export SCIMESH_WORKER_ID=$WORKER_ID SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
+}
+
+# attempt_error_within S: prints the lease's recorded error (JSON) once there
+# is one; returns 1 after S seconds without.
+attempt_error_within() {
+  local deadline=$((SECONDS + $1)) error
+  while ((SECONDS < deadline)); do
+    error=$(api GET "/runs/$RUN" | jq -c '.steps[0].attempts[0].error // empty')
+    [[ -z $error ]] || { echo "$error"; return 0; }
+    sleep 0.2
+  done
+  return 1
 }
 
 # scancel_and_wait JOB: cancels it and waits until SLURM has forgotten it.
@@ -274,22 +297,13 @@ case $scenario in
     ;;
 
   scancel)
-    coordinator_start --lease-ttl-ms 60000 --heartbeat-ms 10000
-    plugin_config url="$SCIMESH_URL" grace_s=1 poll_ms=100 timeout_ms=3000
-    lease_claim
-    write_state n1 held 1 600000
+    reported_lease 60000 10000
     note "a batch job holding the lease is scancelled"
-    export SCIMESH_WORKER_ID=$WORKER_ID SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
     lease_batch_job
     scancel "$JOB"
     t0=$SECONDS
-    attempt_error() { api GET "/runs/$RUN" | jq -r '.steps[0].attempts[0].error.class // empty'; }
-    cls=
-    while [[ -z $cls ]]; do
-      ((SECONDS - t0 < 15)) || fail "no fail recorded 15 s after scancel"
-      sleep 0.2
-      cls=$(attempt_error)
-    done
+    error=$(attempt_error_within 15) || fail "no fail recorded 15 s after scancel"
+    cls=$(jq -r .class <<<"$error")
     [[ $cls == cancelled ]] || fail "recorded class '$cls', want cancelled"
     note "fail recorded $((SECONDS - t0)) s after scancel (TTL 60 s)"
     api GET "/runs/$RUN/journal" | jq -e '[.events[] | select(.type == "attempt_failed")] | length == 1' >/dev/null ||
@@ -300,23 +314,11 @@ case $scenario in
   time_limit)
     # SLURM's granularity is a minute, and slurmctld notices a passed limit
     # within its background period: the job ends 60 to 90 s after it starts.
-    coordinator_start --lease-ttl-ms 600000 --heartbeat-ms 60000
-    plugin_config url="$SCIMESH_URL" grace_s=1 poll_ms=100 timeout_ms=3000
-    lease_claim
-    write_state n1 held 1 600000
+    reported_lease 600000 60000
     note "a batch job holding the lease runs past its time limit (1 minute)"
-    export SCIMESH_WORKER_ID=$WORKER_ID SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
-    JOB=$(sbatch --parsable -N2 -t 1 -o "$WORK/batch.out" \
-      --wrap "srun -N2 -n2 --scimesh-lease='$ATTEMPT_DIR' bash -c '$TASK' '$ATTEMPT_DIR'")
-    JOB_IDS+=" $JOB"
-    await_tasks 2
-    error=
-    for _ in $(seq 750); do  # 150 s: the limit, the background period, KillWait
-      error=$(api GET "/runs/$RUN" | jq -c '.steps[0].attempts[0].error // empty')
-      [[ -z $error ]] || break
-      sleep 0.2
-    done
-    [[ -n $error ]] || fail "no fail recorded 150 s after a 1-minute job started (lease TTL 600 s)"
+    lease_batch_job -t 1
+    # 150 s: the limit, slurmctld's background period, KillWait.
+    error=$(attempt_error_within 150) || fail "no fail recorded 150 s after a 1-minute job started (lease TTL 600 s)"
     [[ $(jq -r .class <<<"$error") == preempted ]] || fail "recorded $error, want class preempted"
     jq -r .message <<<"$error" | grep -q "SLURM ended job $JOB (time limit)" || fail "the message does not say why: $error"
     note "recorded: $error"
