@@ -200,6 +200,16 @@ MHD_Result ServerCallbacks::Begin(HttpServer& server, MHD_Connection* conn, cons
     ex->status = ex->res.status;
     return QueueResponse(conn, ex->res);
   };
+  // A request on a kept-alive connection while the server stops (a worker
+  // claiming again the moment its held claim was answered): answered here,
+  // never suspended. Ordered after the in_flight_ count above, so Stop()
+  // either waits for this request or sees it refused.
+  if (server.stopping_.load()) {
+    ex->route = "refused";
+    ApiError closing = ApiError::Unavailable("the coordinator is shutting down; retry later");
+    closing.retry_after_s = server.limits_.caps().retry_after_s;
+    return refuse_now(closing, true);
+  }
   const auto* socket = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
   const auto* state = socket == nullptr ? nullptr : static_cast<const ConnectionState*>(socket->socket_context);
   if (state != nullptr && state->over_cap) {

@@ -179,6 +179,7 @@ Status HttpServer::Start() {
 void HttpServer::Stop() {
   if (daemon_ == nullptr || stopped_) return;
   stopped_ = true;
+  stopping_.store(true);
   // No new connections; held claims answered (empty), as a stop always did.
   const MHD_socket listener = MHD_quiesce_daemon(daemon_);
   if (listener != MHD_INVALID_SOCKET) ::close(listener);

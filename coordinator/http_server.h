@@ -107,6 +107,10 @@ class HttpServer {
   int listen_fd_ = -1;
   int port_ = 0;
   std::atomic<int64_t> in_flight_{0};  // requests not yet completed
+  // Set when Stop() begins: a request that starts after it is answered 503
+  // at once and never suspended, so none is left suspended when the daemon
+  // stops (libmicrohttpd aborts the process if one is).
+  std::atomic<bool> stopping_{false};
   bool stopped_ = false;
 };
 
