@@ -5,6 +5,7 @@
 # the events file and the timeline report are checked as a user sees them.
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init launcher-local
+lsan_without_tls_roots
 coordinator_start --lease-ttl-ms "$(scaled 4000)" --heartbeat-ms 500 --grace-ms "$(scaled 1000)" --retry-base-ms 100
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
