@@ -15,6 +15,7 @@ mode=${1:?usage: $0 compile|run}
 : "${SCIMESH_TEST_WORK:=$(mktemp -d)}"
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init "docs-guide-$mode"
+lsan_without_tls_roots
 guide=${SCIMESH_SOURCE_DIR:?}/docs/user-guide.md
 
 source "$(dirname "$0")/guide-lib.sh"

@@ -11,6 +11,7 @@
 # namespace of its own, so no other coordinator on this machine is in the way.
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init docs-guide-workstation
+lsan_without_tls_roots
 guide=${SCIMESH_SOURCE_DIR:?}/docs/user-guide.md
 source "$(dirname "$0")/guide-lib.sh"
 if [[ -n ${SCIMESH_SANITIZE_FLAGS:-} ]]; then

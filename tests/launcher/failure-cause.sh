@@ -10,6 +10,7 @@
 mode=${1:?usage: failure-cause.sh local|slurm}
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init "failure-cause-$mode"
+lsan_without_tls_roots
 coordinator_start --lease-ttl-ms "$(scaled 6000)" --heartbeat-ms 1000 --grace-ms 2000 --retry-base-ms 100
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo

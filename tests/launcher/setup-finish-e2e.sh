@@ -9,6 +9,7 @@
 source "$(dirname "$0")/../lib/harness.sh"
 mode=${1:?local or slurm}
 harness_init "launcher-setup-finish-$mode"
+lsan_without_tls_roots
 if [[ $mode == slurm ]]; then
   use_dev_cluster
   coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 1000 --grace-ms 2000 --retry-base-ms 200

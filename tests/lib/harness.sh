@@ -59,7 +59,7 @@ use_dev_cluster() {
 # processes (and the MPI ranks they start, which inherit it) does not scan
 # threads' TLS. On Linux 6.18, GCC 12's LSan crashed scanning the TLS of a
 # short MPI rank's exiting OpenMPI threads ("Tracer caught signal 11"; the
-# rank exits 1) every time. Only the tests that start local mpirun ranks use
+# rank exits 1), often. Only the tests that run local multi-rank steps use
 # it: elsewhere TLS roots matter (OpenSSL's per-thread error state would be
 # reported as leaked without them). docs/development.md.
 lsan_without_tls_roots() {
