@@ -284,8 +284,14 @@ int RunCli(int argc, char** argv) {
           l->RequestDrain("SIGUSR1");
         } else {
           ++count;
-          l->RequestDrain(count > 1 ? "second signal: stopping steps now" : "SIGTERM/SIGINT");
-          if (count > 1) l->StopNow();
+          if (count > 1) {
+            l->RequestDrain("second signal: stopping steps now");
+            l->StopNow();
+          } else if (sig == SIGTERM) {
+            l->AllocationSignalled("SIGTERM");
+          } else {
+            l->RequestDrain("SIGINT");
+          }
         }
       }
     });

@@ -124,6 +124,7 @@ std::optional<StepResult> LaunchedStep::RunPart(StepPart part, const std::map<st
       RunStepPart(ctx_, *plan, launch_.attempt_dir, {part, in_.preempt, walltime_end_, in_.kill_grace, in_.poll});
   if (!outcome.ok()) return StepResult::Fatal("the step's " + name + " could not start: " + outcome.status().message());
   if (outcome->cause != StopCause::kNone) return StoppedBy(outcome->cause, ctx_.lease(), " in its " + name);
+  if (EndedByTheAllocation(outcome->exit)) return AllocationEnded(outcome->exit, " in its " + name);
   if (outcome->exit.signaled || outcome->exit.code != 0) {
     return StepResult::Retryable("the step's " + name + " failed: " + outcome->exit.Describe() + " (see " + name +
                                  ".err in its attempt directory)");
@@ -185,7 +186,20 @@ StepResult LaunchedStep::NotStarted(const Status& spawn_error) {
 
 StepResult LaunchedStep::AgentGone(const std::string& why) {
   if (in_.events) in_.events->End(ctx_.lease(), "not started");
+  if (in_.allocation_end != nullptr && in_.allocation_end->marked()) {
+    return StepResult::Failure(FailClass::kPreempted, "the allocation is ending; the step could not be started: " + why);
+  }
   return StepResult::Retryable("the step could not be started: " + why);
+}
+
+bool LaunchedStep::EndedByTheAllocation(const ExitInfo& exit) const {
+  return in_.allocation_end != nullptr && in_.allocation_end->EndedTheStep(exit);
+}
+
+StepResult LaunchedStep::AllocationEnded(const ExitInfo& exit, const std::string& during) {
+  return StepResult::Failure(FailClass::kPreempted,
+                             "the allocation is ending (SLURM signalled it); the step ended" + during + ": " +
+                                 exit.Describe());
 }
 
 StepResult LaunchedStep::Conclude(const WatchEnd& end) {
@@ -196,10 +210,14 @@ StepResult LaunchedStep::Conclude(const WatchEnd& end) {
   const ExitInfo& exit = end.exit;
   // The process may have ended before the watch saw what rank 0 wrote.
   if (LostByRankZero(ctx_, dfd, end.rank0_held)) cause = StopCause::kLeaseLost;
+  // SLURM is ending the allocation and signalled the step with it
+  // (scancel, time limit): not the step's failure; requeued without
+  // spending an attempt, and no finish (it would be signalled too).
+  const bool allocation_ended = cause == StopCause::kNone && EndedByTheAllocation(exit);
   // Finish runs after the launch ended by itself, failed or not; the
   // launch's own failure is reported first.
   std::optional<StepResult> finish_failed;
-  if (cause == StopCause::kNone) {
+  if (cause == StopCause::kNone && !allocation_ended) {
     finish_failed = RunPart(StepPart::kFinish, {{"SCIMESH_LAUNCH_EXIT", ShellExitStatus(exit)}});
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
@@ -207,6 +225,7 @@ StepResult LaunchedStep::Conclude(const WatchEnd& end) {
   if (in_.events) in_.events->End(lease, exit.Describe());
 
   if (cause != StopCause::kNone) return StoppedBy(cause, lease);
+  if (allocation_ended) return AllocationEnded(exit, "");
   if (exit.signaled || exit.code != 0) {
     auto err = ReadAttemptFileTail(dfd, kStepErrFileName, me, kMaxStepErrTailBytes);
     // srun refused the step because the job is ending (its time limit came

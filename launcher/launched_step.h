@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "launcher/allocation_end.h"
 #include "launcher/events_log.h"
 #include "launcher/launch_command.h"
 #include "launcher/placement.h"
@@ -37,6 +38,10 @@ struct StepLaunch {
   // Called when srun refused the step because the allocation is ending; the
   // step then fails `preempted`. May be empty.
   std::function<void()> allocation_ending;
+  // Marked when SLURM signals the allocation's end: a step (or its setup or
+  // finish) that failed of it fails `preempted`. Null: nothing ends it
+  // (no SLURM).
+  const AllocationEnd* allocation_end = nullptr;
   std::chrono::milliseconds kill_grace{10000};  // SIGTERM -> SIGKILL
   std::chrono::milliseconds poll{200};          // run.setup/finish polling; lease.state on network filesystems
 };
@@ -65,6 +70,10 @@ class LaunchedStep {
 
  private:
   std::optional<StepResult> RunPart(StepPart part, const std::map<std::string, std::string>& extra_env);
+  // A failed `exit` the allocation's end caused (waits up to
+  // AllocationEnd::kSignalRace for the launcher's own signal).
+  bool EndedByTheAllocation(const ExitInfo& exit) const;
+  StepResult AllocationEnded(const ExitInfo& exit, const std::string& during);
 
   StepContext& ctx_;
   const StepLaunch& in_;

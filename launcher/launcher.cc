@@ -109,10 +109,16 @@ Status Launcher::Prepare() {
   engine.launch.launch = config_.launch;
   engine.launch.launch.env["SCIMESH_WORKER_ID"] = config_.worker_id;
   engine.launch.launch.env["SCIMESH_URL"] = config_.client.coordinator_url;
+  // The SPANK plugin gives a run cancelled by its owner this grace too.
+  engine.launch.launch.env["SCIMESH_KILL_GRACE_MS"] = std::to_string(config_.kill_grace.count());
   // Rank 0 calls the same coordinator: it needs the same transport consent.
   if (config_.client.allow_insecure_http) engine.launch.launch.env["SCIMESH_ALLOW_INSECURE_HTTP"] = "1";
   engine.launch.events = events_.get();
-  engine.launch.allocation_ending = [this] { RequestDrain("srun found the allocation ending"); };
+  engine.launch.allocation_ending = [this] {
+    allocation_end_.Mark();
+    RequestDrain("srun found the allocation ending");
+  };
+  if (allocation_.under_slurm) engine.launch.allocation_end = &allocation_end_;
   engine.launch.kill_grace = config_.kill_grace;
   if (config_.agents && config_.launch.backend == Backend::kSlurm) {
     for (const auto& node : allocation_.nodes) engine.agent_nodes.push_back(node.name);
@@ -141,6 +147,14 @@ std::vector<std::string> Launcher::AgentArgv(const std::string& node) const {
 
 std::optional<std::chrono::seconds> Launcher::TimeLeftNow() const {
   return TimeLeft(allocation_, std::chrono::system_clock::now());
+}
+
+void Launcher::AllocationSignalled(std::string_view signal) {
+  if (allocation_.under_slurm && !allocation_end_.marked()) {
+    allocation_end_.Mark();
+    Log()->info("{}: the allocation is ending; steps that fail from now on fail preempted", signal);
+  }
+  RequestDrain(signal);
 }
 
 void Launcher::RequestDrain(std::string_view why) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "launcher/allocation.h"
+#include "launcher/allocation_end.h"
 #include "launcher/capacity.h"
 #include "launcher/events_log.h"
 #include "launcher/launch_command.h"
@@ -65,6 +66,11 @@ class Launcher {
   // Stop claiming; running steps get drain_grace, then fail `preempted`.
   void RequestDrain(std::string_view why);
 
+  // SIGTERM: under SLURM, the allocation is ending (scancel, time limit,
+  // preemption signal the steps at the same moment), so a step that fails
+  // from now on fails `preempted`, not retryable; then RequestDrain(signal).
+  void AllocationSignalled(std::string_view signal);
+
   // Stop running steps now (they fail `preempted`); implies a drain.
   void StopNow();
 
@@ -80,6 +86,7 @@ class Launcher {
 
   LauncherConfig config_;
   Allocation allocation_;
+  AllocationEnd allocation_end_;  // marked by AllocationSignalled or srun's refusal; outlives engine_
   std::unique_ptr<Placer> placer_;
   std::optional<StepCommands> commands_;
   std::unique_ptr<EventsLog> events_;

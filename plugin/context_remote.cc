@@ -32,6 +32,7 @@ struct StepSession {
   uint32_t forked = 0;
   bool hosts_rank0 = false;
   std::string worker_id, token_file, token_env;
+  std::chrono::milliseconds owner_cancel_grace{0};
   std::optional<LeaseFiles> files;
   std::unique_ptr<LeaseWatch> watch;
 };
@@ -75,6 +76,7 @@ void StartWatch(StepSession& s, const PluginConfig& config) {
   spec.owner = s.owner;
   spec.poll = config.poll;
   spec.grace = config.grace;
+  spec.owner_cancel_grace = s.owner_cancel_grace;
   uint32_t job = s.job_id, step = s.step_id;
   auto watch = LeaseWatch::Start(std::move(spec), std::move(dir).value(),
                                  [job, step](int sig) { return SignalJobStep(job, step, sig); });
@@ -183,6 +185,14 @@ int RemoteUserInit(spank_t sp, PluginState& state) {
     return 0;
   }
   s.worker_id = JobEnv(sp, "SCIMESH_WORKER_ID");
+  // A run cancelled by its owner gets scimesh-launch's --kill-grace, as it
+  // does without the plugin; a step started otherwise gets grace_s.
+  s.owner_cancel_grace = state.config->grace;
+  if (std::string grace = JobEnv(sp, kKillGraceEnv); !grace.empty()) {
+    auto parsed = ParseKillGraceMs(grace);
+    if (parsed.ok()) s.owner_cancel_grace = parsed.value();
+    else LogError(parsed.status().message() + "; a cancelled run gets grace_s");
+  }
   if (state.config->credentials == Credentials::kJobEnvironment) {
     s.token_file = JobEnv(sp, "SCIMESH_TOKEN_FILE");
     if (s.token_file.empty()) s.token_env = JobEnv(sp, "SCIMESH_TOKEN");

@@ -34,10 +34,14 @@ Judgement LeaseJudge::Observe(const Result<LeaseState>& read, int64_t now_ms) {
     last_progress_ms_ = now_ms;
   }
   switch (s.state) {
-    case LeaseHold::kLost:
-      return {Judgement::Action::kCancel,
+    case LeaseHold::kLost: {
+      // Only a run its owner cancelled can have no other attempt: every
+      // other loss (or one without a reason) is fenced off at once.
+      const bool owner_cancelled = s.reason == CancelReason::kRunTerminal;
+      return {owner_cancelled ? Judgement::Action::kEndWithinGrace : Judgement::Action::kCancel,
               "lease lost (" + std::string(s.reason ? CancelReasonName(*s.reason) : "unknown") + ", reported by " +
                   std::string(LeaseHolderName(s.holder)) + ")"};
+    }
     case LeaseHold::kDone:
       return {Judgement::Action::kStopWatching, "the lease's final report was accepted"};
     case LeaseHold::kHeld:

@@ -1,5 +1,7 @@
 // What the lease state file says about a running step: keep it, cancel it
-// (lost, or its deadline passed without renewal), or stop watching (done).
+// at once (lost where another attempt may run: fenced, expired, not_started;
+// or its deadline passed without renewal), let it end within its grace (its
+// run was cancelled by its owner: run_terminal), or stop watching (done).
 //
 // A LeaseJudge is a plain value fed one observation at a time by one thread;
 // no clock or file access of its own, so tests drive it with any timeline.
@@ -14,9 +16,19 @@
 namespace scimesh::spank {
 
 struct Judgement {
-  enum class Action { kKeep, kCancel, kStopWatching };
+  enum class Action {
+    kKeep,
+    // Signal the step now: another attempt of the step may run (or be
+    // about to), so this one must be fenced off.
+    kCancel,
+    // The run was cancelled by its owner (run_terminal): no other attempt
+    // can start for it, so nothing needs fencing. The ranks see it through
+    // scimesh_step_cancelled(); signals only after the grace.
+    kEndWithinGrace,
+    kStopWatching,
+  };
   Action action = Action::kKeep;
-  std::string why;  // for kCancel / kStopWatching: one line for the log
+  std::string why;  // for every action but kKeep: one line for the log
 };
 
 class LeaseJudge {

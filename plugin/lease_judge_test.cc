@@ -43,6 +43,32 @@ TEST(LeaseJudge, LostCancelsWithTheReason) {
   EXPECT_NE(r.why.find("fenced"), std::string::npos);
 }
 
+// Lost where another attempt may run: fencing needs the step gone now.
+TEST(LeaseJudge, LostForFencingCancelsAtOnce) {
+  for (std::optional<CancelReason> reason :
+       {std::optional(CancelReason::kFenced), std::optional(CancelReason::kExpired),
+        std::optional(CancelReason::kNotStarted), std::optional<CancelReason>()}) {
+    auto j = Judge();
+    LeaseState s = Held(3, 99999);
+    s.state = LeaseHold::kLost;
+    s.reason = reason;
+    auto r = j.Observe(s, 2000);
+    EXPECT_EQ(r.action, Action::kCancel) << (reason ? CancelReasonName(*reason) : "no reason");
+  }
+}
+
+// The run's owner cancelled it: no other attempt can start, nothing to fence;
+// the ranks see cancelled() and get their grace.
+TEST(LeaseJudge, RunCancelledByItsOwnerEndsWithinTheGrace) {
+  auto j = Judge();
+  LeaseState s = Held(3, 99999);
+  s.state = LeaseHold::kLost;
+  s.reason = CancelReason::kRunTerminal;
+  auto r = j.Observe(s, 2000);
+  EXPECT_EQ(r.action, Action::kEndWithinGrace);
+  EXPECT_NE(r.why.find("run_terminal"), std::string::npos) << r.why;
+}
+
 TEST(LeaseJudge, DoneStopsWatching) {
   auto j = Judge();
   LeaseState s = Held(3, 0);

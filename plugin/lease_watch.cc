@@ -66,21 +66,48 @@ bool SendWithRetries(Shared& s, int signal) {
   return false;
 }
 
-void CancelStep(Shared& s, const std::string& why) {
+void Decided(Shared& s, const std::string& why) {
   {
     std::lock_guard lock(s.mu);
     s.why = why;
   }
   s.cancelled = true;
-  LogError("cancelling the step of lease " + s.spec.lease_id + ": " + why);
-  if (s.spec.grace.count() > 0) {
+}
+
+// SIGTERM, then SIGKILL after `grace` (at once without one).
+void Terminate(Shared& s, std::chrono::milliseconds grace) {
+  if (grace.count() > 0) {
     SendWithRetries(s, SIGTERM);
     // The grace period ends early when the step ends on its own (Stop), but
     // tasks on other nodes may still ignore SIGTERM: SIGKILL them either way
     // (once; retried only while not stopping).
-    WaitStop(s, s.spec.grace);
+    WaitStop(s, grace);
   }
   SendWithRetries(s, SIGKILL);
+}
+
+// Fencing: another attempt may run, so this one is signalled now.
+void CancelStep(Shared& s, const std::string& why) {
+  Decided(s, why);
+  LogError("cancelling the step of lease " + s.spec.lease_id + ": " + why);
+  Terminate(s, s.spec.grace);
+}
+
+// The run's owner cancelled it: its ranks see cancelled() and get the
+// owner-cancel grace to stop on their own; a step that ends within it
+// (Stop) gets no signal at all.
+void EndWithinGrace(Shared& s, const std::string& why) {
+  Decided(s, why);
+  const std::string grace_ms = std::to_string(s.spec.owner_cancel_grace.count());
+  LogInfo("lease " + s.spec.lease_id + ": its run was cancelled (" + why + "); the step gets " + grace_ms +
+          " ms to end on its own before SIGTERM");
+  if (WaitStop(s, s.spec.owner_cancel_grace)) {
+    LogInfo("the step of lease " + s.spec.lease_id + " ended on its own within its grace");
+    return;
+  }
+  LogError("cancelling the step of lease " + s.spec.lease_id + ": still running " + grace_ms +
+           " ms after its run was cancelled");
+  Terminate(s, s.spec.owner_cancel_grace);
 }
 
 void Run(const std::shared_ptr<Shared>& shared) {
@@ -94,6 +121,10 @@ void Run(const std::shared_ptr<Shared>& shared) {
       Judgement j = judge.Observe(state, NowMonoMs());
       if (j.action == Judgement::Action::kCancel) {
         CancelStep(s, j.why);
+        break;
+      }
+      if (j.action == Judgement::Action::kEndWithinGrace) {
+        EndWithinGrace(s, j.why);
         break;
       }
       if (j.action == Judgement::Action::kStopWatching) {

@@ -1,7 +1,10 @@
 // The lease watcher: a thread in slurmstepd (on the node that hosts rank 0)
 // that reads the lease state file every poll interval and, when the lease is
 // lost or its deadline passes without renewal, cancels the step cluster-wide:
-// SIGTERM, then SIGKILL after the grace period, each retried on failure.
+// SIGTERM, then SIGKILL after the grace period, each retried on failure. A
+// run cancelled by its owner (run_terminal) is not fenced: the step gets
+// `owner_cancel_grace` to end on its own (its ranks see cancelled()) before
+// the same SIGTERM, and SIGKILL that long after.
 //
 // Ownership: the thread owns everything it touches (spec, the attempt
 // directory's descriptor, the signaller, its flags) through a shared state,
@@ -35,7 +38,10 @@ struct WatchSpec {
   std::string host;  // this node's hostname
   JobOwner owner;    // the state file is read with this identity
   std::chrono::milliseconds poll{200};
-  std::chrono::seconds grace{10};
+  std::chrono::seconds grace{10};  // fencing: SIGTERM -> SIGKILL
+  // Run cancelled by its owner: lease lost -> SIGTERM, and SIGTERM ->
+  // SIGKILL (the launcher's --kill-grace, as it gives without the plugin).
+  std::chrono::milliseconds owner_cancel_grace{10000};
   int signal_tries = 3;
   std::chrono::milliseconds signal_retry_delay{300};
 };
@@ -54,14 +60,16 @@ class LeaseWatch {
   LeaseWatch& operator=(const LeaseWatch&) = delete;
 
   // Asks the thread to end and waits up to `deadline` for it. A cancellation
-  // in its grace period sends SIGKILL once at once instead of waiting, so
-  // tasks on other nodes do not outlive the step; no signal is retried once
-  // stop was asked. True when the thread ended and was joined; false when it
+  // in its grace period after SIGTERM sends SIGKILL once at once instead of
+  // waiting, so tasks on other nodes do not outlive the step; a step that
+  // ends while it still has its owner-cancel grace (no signal sent yet) gets
+  // none. No signal is retried once stop was asked. True when the thread ended and was joined; false when it
   // is still inside a signaller call: it is then detached, keeps its own
   // state alive, and this module is pinned in memory until the process ends.
   bool Stop(std::chrono::milliseconds deadline);
 
-  // True once the watcher began cancelling the step; why() says why.
+  // True once the watcher began cancelling the step (or giving it its grace
+  // to end on its own); why() says why.
   bool cancelled() const;
   std::string why() const;
   // CLOCK_MONOTONIC ms of the first SIGTERM/SIGKILL sent (0: none yet).

@@ -36,6 +36,7 @@ std::string Host() {
 struct Signals {
   std::mutex mu;
   std::vector<int> sent;
+  std::vector<int64_t> sent_ms;  // CLOCK_MONOTONIC ms of each
   int failures_left = 0;
   Status Send(int sig) {
     std::lock_guard l(mu);
@@ -44,11 +45,16 @@ struct Signals {
       return Status::Unavailable("slurmctld busy");
     }
     sent.push_back(sig);
+    sent_ms.push_back(NowMs());
     return Status::Ok();
   }
   std::vector<int> Get() {
     std::lock_guard l(mu);
     return sent;
+  }
+  std::vector<int64_t> Times() {
+    std::lock_guard l(mu);
+    return sent_ms;
   }
   // Awaits `n` signals (a condition, not a sleep): fails after 10 s.
   bool AwaitCount(size_t n) {
@@ -76,7 +82,7 @@ class LeaseWatchTest : public ::testing::Test {
     s.lease_expires_at = "2026-11-29T08:00:41.300Z";
     ASSERT_TRUE(WriteLeaseState(dir_ / "lease.state", s).ok());
   }
-  WatchSpec Spec(std::chrono::seconds grace) {
+  WatchSpec Spec(std::chrono::seconds grace, std::chrono::milliseconds owner_cancel_grace = 10s) {
     WatchSpec spec;
     spec.lease_id = "l_0c8e51d2a4b94f17";
     spec.attempt = 1;
@@ -85,11 +91,12 @@ class LeaseWatchTest : public ::testing::Test {
     spec.owner = {::getuid(), ::getgid()};
     spec.poll = 20ms;
     spec.grace = grace;
+    spec.owner_cancel_grace = owner_cancel_grace;
     spec.signal_retry_delay = 10ms;
     return spec;
   }
-  std::unique_ptr<LeaseWatch> Start(std::chrono::seconds grace) {
-    WatchSpec spec = Spec(grace);
+  std::unique_ptr<LeaseWatch> Start(std::chrono::seconds grace, std::chrono::milliseconds owner_cancel_grace = 10s) {
+    WatchSpec spec = Spec(grace, owner_cancel_grace);
     auto dir = OpenOwnedDirectory(dir_.path(), spec.owner, "attempt directory");
     EXPECT_TRUE(dir.ok());
     auto w = LeaseWatch::Start(spec, std::move(dir).value(), [this](int sig) { return signals_.Send(sig); });
@@ -132,13 +139,55 @@ TEST_F(LeaseWatchTest, DeadlinePassedWithoutRenewalCancels) {
 }
 
 TEST_F(LeaseWatchTest, StopDuringTheGraceKillsAtOnce) {
-  WriteState(LeaseHold::kLost, NowMs(), CancelReason::kRunTerminal);
+  WriteState(LeaseHold::kLost, NowMs(), CancelReason::kFenced);
   auto w = Start(std::chrono::seconds(600));
   ASSERT_TRUE(signals_.AwaitCount(1));
   auto t0 = std::chrono::steady_clock::now();
   EXPECT_TRUE(w->Stop(5s));  // the step ended on SIGTERM here; other nodes may not have
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
   EXPECT_EQ(signals_.Get(), (std::vector<int>{SIGTERM, SIGKILL}));
+}
+
+// A fenced lease is signalled at once, whatever the owner-cancel grace.
+TEST_F(LeaseWatchTest, FencedLeaseIsSignalledAtOnce) {
+  WriteState(LeaseHold::kHeld, NowMs() + 60000);
+  auto w = Start(1s, std::chrono::seconds(600));
+  const int64_t lost_at = NowMs();
+  WriteState(LeaseHold::kLost, NowMs() + 60000, CancelReason::kFenced);
+  ASSERT_TRUE(signals_.AwaitCount(1));
+  EXPECT_EQ(signals_.Get().front(), SIGTERM);
+  EXPECT_LT(signals_.Times().front() - lost_at, 5000);
+}
+
+// The run's owner cancelled it (run_terminal): the ranks see cancelled();
+// SIGTERM only after the owner-cancel grace, SIGKILL that long after.
+TEST_F(LeaseWatchTest, RunCancelledByItsOwnerIsSignalledOnlyAfterItsGrace) {
+  WriteState(LeaseHold::kHeld, NowMs() + 60000);
+  auto w = Start(0s, 700ms);
+  const int64_t lost_at = NowMs();
+  WriteState(LeaseHold::kLost, NowMs() + 60000, CancelReason::kRunTerminal);
+  ASSERT_TRUE(signals_.AwaitCount(2));
+  EXPECT_EQ(signals_.Get(), (std::vector<int>{SIGTERM, SIGKILL}));
+  const auto at = signals_.Times();
+  EXPECT_GE(at[0] - lost_at, 700) << "SIGTERM before the grace was over";
+  EXPECT_GE(at[1] - at[0], 700) << "SIGKILL before the grace after SIGTERM was over";
+  EXPECT_TRUE(w->cancelled());
+  EXPECT_NE(w->why().find("run_terminal"), std::string::npos) << w->why();
+}
+
+// ... and a step that ends on its own within that grace gets no signal.
+TEST_F(LeaseWatchTest, RunCancelledByItsOwnerEndingWithinItsGraceGetsNoSignal) {
+  WriteState(LeaseHold::kLost, NowMs(), CancelReason::kRunTerminal);
+  auto w = Start(1s, std::chrono::seconds(600));
+  for (auto end = std::chrono::steady_clock::now() + 10s; !w->cancelled() && std::chrono::steady_clock::now() < end;) {
+    std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_TRUE(w->cancelled()) << "the watcher never saw the loss";
+  std::this_thread::sleep_for(200ms);  // a signal sent at once would be here by now
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(w->Stop(5s));  // slurm_spank_exit: the step ended
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  EXPECT_TRUE(signals_.Get().empty());
 }
 
 TEST_F(LeaseWatchTest, SignalFailuresAreRetried) {

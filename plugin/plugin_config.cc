@@ -27,6 +27,11 @@ Result<bool> ParseFlag(std::string_view key, std::string_view value) {
 
 }  // namespace
 
+Result<std::chrono::milliseconds> ParseKillGraceMs(std::string_view value) {
+  SCIMESH_ASSIGN_OR_RETURN(int64_t n, ParseBounded(kKillGraceEnv, value, 0, 600000));
+  return std::chrono::milliseconds(n);
+}
+
 Result<PluginConfig> ParsePluginArgs(const std::vector<std::string_view>& args) {
   PluginConfig c;
   std::set<std::string, std::less<>> seen;

@@ -35,6 +35,14 @@ struct PluginConfig {
   bool allow_insecure_http = false;  // plain http to a non-loopback coordinator
 };
 
+// The job's variable that carries scimesh-launch's --kill-grace (ms): the
+// grace a run cancelled by its owner gets with the plugin, as without it.
+inline constexpr char kKillGraceEnv[] = "SCIMESH_KILL_GRACE_MS";
+
+// SCIMESH_KILL_GRACE_MS's value: an integer from 0 to 600000 (grace_s's
+// range), else kInvalidArgument saying so.
+Result<std::chrono::milliseconds> ParseKillGraceMs(std::string_view value);
+
 // Parses `key=value` arguments. Unknown keys, repeated keys, empty or
 // out-of-range values are kInvalidArgument naming the argument.
 Result<PluginConfig> ParsePluginArgs(const std::vector<std::string_view>& args);

@@ -46,6 +46,17 @@ TEST(PluginConfig, RefusesMalformedValues) {
   }
 }
 
+TEST(PluginConfig, KillGraceFromTheJobIsBounded) {
+  EXPECT_EQ(ParseKillGraceMs("0").value(), std::chrono::milliseconds(0));
+  EXPECT_EQ(ParseKillGraceMs("8000").value(), std::chrono::milliseconds(8000));
+  EXPECT_EQ(ParseKillGraceMs("600000").value(), std::chrono::milliseconds(600000));
+  for (auto bad : {"600001", "-1", "10s", "", "1e3", "99999999999999999999"}) {
+    auto g = ParseKillGraceMs(bad);
+    ASSERT_FALSE(g.ok()) << bad;
+    EXPECT_NE(g.status().message().find("SCIMESH_KILL_GRACE_MS"), std::string::npos) << g.status().message();
+  }
+}
+
 TEST(PluginConfig, RefusesRepeatedKey) {
   auto c = ParsePluginArgs({"grace_s=5", "grace_s=6"});
   ASSERT_FALSE(c.ok());

@@ -76,12 +76,23 @@ deaf_step_watched() {
   wait_for "the plugin to watch lease $DEAF_LEASE" 30 watching
 }
 
-# plugin_kills_deaf_step RUN: cancels RUN; both deaf ranks must die, and a
-# slurmd log must say the plugin cancelled the step on lease loss.
+# plugin_kills_deaf_step RUN: fences the lease of RUN's deaf step as a rank 0
+# refused with 409 fenced would (rank 0's wrapper stopped, then lease.state
+# rewritten `lost: fenced`): both deaf ranks must die long before the
+# launcher's own grace, and a slurmd log must say the plugin cancelled the
+# step at once. (A run cancelled by its owner is not fenced: the plugin gives
+# it the launcher's grace, tests/plugin/owner-cancel.sh.)
 plugin_kills_deaf_step() {
-  api POST "/runs/$1/cancel" -d '{}' >/dev/null
+  local wrapper state=$DEAF_DIR/lease.state
+  rank0_holds() { grep -q '"holder":"rank0"' "$state" 2>/dev/null; }
+  wait_for "rank 0 of the deaf step to hold its lease" 30 rank0_holds
+  wrapper=$(ps -o ppid= -p "$(<"$DEAF_DIR/pids.0")" | tr -d ' ')
+  [[ -n $wrapper ]] || fail "no rank-0 wrapper above the deaf step's rank 0"
+  kill -STOP "$wrapper"  # its heartbeats would rewrite lease.state
+  jq -c '.state = "lost" | .reason = "fenced" | .seq += 1' "$state" >"$state.fenced" || fail "cannot read $state"
+  mv "$state.fenced" "$state"
   ranks_gone() { ! kill -0 "$(<"$DEAF_DIR/pids.0")" 2>/dev/null && ! kill -0 "$(<"$DEAF_DIR/pids.1")" 2>/dev/null; }
-  wait_for "the deaf ranks to be killed" 120 ranks_gone
-  grep -q "cancelling the step of lease $DEAF_LEASE: lease lost" <<<"$(slurmd_logs)" ||
-    fail "the plugin did not cancel the step of lease $DEAF_LEASE"
+  wait_for "the deaf ranks to be killed" 60 ranks_gone
+  grep -q "cancelling the step of lease $DEAF_LEASE: lease lost (fenced" <<<"$(slurmd_logs)" ||
+    fail "the plugin did not cancel the step of lease $DEAF_LEASE at once"
 }

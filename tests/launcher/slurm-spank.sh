@@ -2,7 +2,7 @@
 # System test on the dev cluster (whose plugstack.conf lists this build's
 # spank_scimesh.so): scimesh-launch finds the SPANK plugin by itself.
 #   1. no --spank: a 2-node step whose ranks never poll is cancelled by the
-#      plugin when its run is cancelled (the launcher alone would wait
+#      plugin at once when its lease is fenced (the launcher alone would wait
 #      --kill-grace 300 s); slurmd's log names the lease.
 #   2. --spank=no: a step runs without the option (the plugin never watches
 #      its lease) and completes.
@@ -27,7 +27,7 @@ cat >"$WORK/quick.json" <<JSON
 JSON
 lease_of() { api GET "/runs/$1" | jq -r '.steps[0].attempts[-1].lease_id // empty'; }
 
-note "1. no flag: the launcher finds the plugin, which cancels a lost step's deaf ranks"
+note "1. no flag: the launcher finds the plugin, which cancels a fenced step's deaf ranks"
 submit_launcher auto 5 --idle-exit 60 --kill-grace 300
 job=$JOB
 run=$(run_when_registered spank '{}')

@@ -7,7 +7,9 @@
 //  - a FIFO planted as lease.state: walltime is still enforced;
 //  - the N-th heartbeat refused (fenced, run_terminal) while a body exits at
 //    once on SIGTERM or ignores it: never a complete or fail afterwards,
-//    over many repetitions (SCIMESH_RACE_REPS, default 50).
+//    over many repetitions (SCIMESH_RACE_REPS, default 50);
+//  - a step killed by SIGTERM once SLURM signalled the allocation's end
+//    (scancel): `preempted`, not the step's own `retryable` failure.
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -104,7 +106,7 @@ class StepAttackTest : public ::testing::Test {
   // Runs `lease` through the launcher's lease engine: `argv` under the fake
   // srun `wrapper`; with none, forked directly on the local backend.
   LeaseReport Run(const Lease& lease, std::vector<std::string> argv, const std::string& wrapper,
-                  std::function<void()> allocation_ending = {}) {
+                  std::function<void()> allocation_ending = {}, const AllocationEnd* allocation_end = nullptr) {
     EngineConfig config;
     config.client.coordinator_url = fake_.url();
     config.client.token = Token(kToken);
@@ -116,6 +118,7 @@ class StepAttackTest : public ::testing::Test {
     config.launch.launch.env = {{"SCIMESH_WORKER_ID", "w-attack"}, {"SCIMESH_URL", fake_.url()}};
     config.launch.kill_grace = std::chrono::milliseconds(1000);
     config.launch.allocation_ending = std::move(allocation_ending);
+    config.launch.allocation_end = allocation_end;
     config.threads = 2;
     auto engine = LeaseEngine::Create(std::move(config));
     EXPECT_TRUE(engine.ok()) << engine.status().ToString();
@@ -216,6 +219,33 @@ TEST_F(StepAttackTest, SrunRefusingAnEndingJobPreemptsAndDrains) {
   EXPECT_EQ(r.end, LeaseEnd::kFailed) << r.detail;
   ASSERT_EQ(r.fail_class, FailClass::kPreempted) << fake_.FailOf(lease.lease_id)->message;
   EXPECT_EQ(drains, 1);
+}
+
+// scancel: SLURM signals the launcher (batch step) and the step's tasks at
+// once; the launcher marks the allocation's end while the step runs, then
+// the step dies of SIGTERM. Requeued without spending an attempt.
+TEST_F(StepAttackTest, AStepKilledAfterTheAllocationsEndIsPreempted) {
+  Lease lease = fake_.MakeLease("scancelled");
+  AllocationEnd end;
+  std::thread slurm([&end] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    end.Mark();
+  });
+  LeaseReport r = Run(lease, {"/bin/sleep", "60"}, Wrapper("sleep 0.5; kill -TERM $$"), {}, &end);
+  slurm.join();
+  EXPECT_EQ(r.end, LeaseEnd::kFailed) << r.detail;
+  ASSERT_EQ(r.fail_class, FailClass::kPreempted) << fake_.FailOf(lease.lease_id)->message;
+  EXPECT_NE(fake_.FailOf(lease.lease_id)->message.find("signal 15"), std::string::npos)
+      << "the message does not say how the step ended: " << fake_.FailOf(lease.lease_id)->message;
+}
+
+// The same death without the allocation ending is the step's own failure.
+TEST_F(StepAttackTest, AStepKilledWhileTheAllocationLivesIsRetryable) {
+  Lease lease = fake_.MakeLease("killed");
+  AllocationEnd end;  // never marked
+  LeaseReport r = Run(lease, {"/bin/sleep", "60"}, Wrapper("sleep 0.2; kill -TERM $$"), {}, &end);
+  EXPECT_EQ(r.end, LeaseEnd::kFailed) << r.detail;
+  ASSERT_EQ(r.fail_class, FailClass::kRetryable) << fake_.FailOf(lease.lease_id)->message;
 }
 
 int Reps() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # System tests of spank_scimesh.so on the dev cluster (n1, n2). One scenario
-# per run: untouched | bad_option | bad_args | required | fenced | hung |
-# scancel | time_limit | planted_url | bench.
+# per run: untouched | bad_option | bad_args | required | fenced |
+# owner_cancel_escalates | hung | scancel | time_limit | planted_url | bench.
 # Leases are claimed with curl from a real coordinator; this script plays the
 # heartbeating rank 0 by writing the lease state file itself, so it controls
 # when a lease is lost or stops being renewed.
@@ -140,10 +140,13 @@ scancel_and_wait() {
   wait_for "job $1 to end" 30 bash -c "[[ -z \$(squeue -h -j $1 2>/dev/null) ]]"
 }
 
-# One fenced step: the run is cancelled, the next heartbeat is refused and the
-# state file says lost. Sets LAST_MS: from the refused heartbeat to the last
-# rank dead. Leaves srun's stderr in $WORK/srun.err.
+# One lost lease under a 4-task step. REASON run_terminal: the run is
+# cancelled, the next heartbeat is refused and its 409 reason written to the
+# state file; any other REASON (default fenced) is written as a rank 0 would
+# after that 409. Sets LAST_MS: from the loss to the last rank dead. Leaves
+# srun's stderr in $WORK/srun.err.
 fenced_once() {
+  local reason=${1:-fenced}
   lease_claim
   write_state "$(hostname)" held 1 20000
   srun -N2 -n4 --scimesh-lease="$ATTEMPT_DIR" bash -c "$TASK" "$ATTEMPT_DIR" >"$WORK/srun.out" 2>"$WORK/srun.err" &
@@ -151,14 +154,16 @@ fenced_once() {
   await_tasks 4
   grep -q '^n1\.' <(ls "$ATTEMPT_DIR/pids") && grep -q '^n2\.' <(ls "$ATTEMPT_DIR/pids") ||
     fail "tasks not on both nodes: $(ls "$ATTEMPT_DIR/pids" | tr '\n' ' ')"
-  # The heartbeater (rank 0's part): beat, keep the state, stop at the refusal.
-  api POST "/runs/$RUN/cancel" -d '{}' | jq -e '.status == "cancelled"' >/dev/null || fail "run cancel refused"
-  code=$(curl -sS -o "$WORK/hb.json" -w '%{http_code}' -X POST -H @"$WORK/worker.header" \
-    -H 'Content-Type: application/json' "$SCIMESH_URL/v1/api/steps/$LEASE/heartbeat" \
-    -d "{\"worker_id\":\"$WORKER_ID\",\"attempt\":1}")
-  [[ $code == 409 ]] || fail "heartbeat after cancel answered $code"
-  local reason lost_at dead_at
-  reason=$(jq -r .reason "$WORK/hb.json")
+  if [[ $reason == run_terminal ]]; then
+    # The heartbeater (rank 0's part): beat, keep the state, stop at the refusal.
+    api POST "/runs/$RUN/cancel" -d '{}' | jq -e '.status == "cancelled"' >/dev/null || fail "run cancel refused"
+    code=$(curl -sS -o "$WORK/hb.json" -w '%{http_code}' -X POST -H @"$WORK/worker.header" \
+      -H 'Content-Type: application/json' "$SCIMESH_URL/v1/api/steps/$LEASE/heartbeat" \
+      -d "{\"worker_id\":\"$WORKER_ID\",\"attempt\":1}")
+    [[ $code == 409 ]] || fail "heartbeat after cancel answered $code"
+    reason=$(jq -r .reason "$WORK/hb.json")
+  fi
+  local lost_at dead_at
   seq=$((seq + 1))
   write_state "$(hostname)" "lost:$reason" "$seq" 0
   lost_at=$(now_ms)
@@ -266,18 +271,38 @@ case $scenario in
     ;;
 
   fenced)
+    # Fencing does not wait: SIGTERM at once (the tasks die of it), though
+    # the grace (SIGTERM -> SIGKILL, and a cancelled run's) is 30 s.
     coordinator_start --lease-ttl-ms 20000 --heartbeat-ms 5000
-    plugin_config grace_s=2 poll_ms=50
-    fenced_once
+    plugin_config grace_s=30 poll_ms=50
+    fenced_once fenced
     note "lease loss -> last rank dead on both nodes: $LAST_MS ms"
     any_task_alive && fail "a task survived"
+    ((LAST_MS < 10000)) || fail "the fenced step lived $LAST_MS ms: it was not signalled at once"
     grep -q 'CANCELLED' "$WORK/srun.err" || fail "the step was not cancelled: $(cat "$WORK/srun.err")"
     note "no further writes for the lease: the plugin sent nothing after the loss"
     api GET "/runs/$RUN/journal" >"$WORK/journal.json"
     jq -e '[.events[] | select(.type == "attempt_failed")] | length == 0' "$WORK/journal.json" >/dev/null ||
       fail "something reported the lost lease: $(cat "$WORK/journal.json")"
-    grep -q "cancelling the step of lease $LEASE: lease lost (run_terminal" "$SCIMESH_CLUSTER_DIR"/log/slurmd-n1.log ||
+    grep -q "cancelling the step of lease $LEASE: lease lost (fenced" "$SCIMESH_CLUSTER_DIR"/log/slurmd-n1.log ||
       fail "slurmd log does not say why the step was cancelled"
+    wait_nodes_idle
+    ;;
+
+  owner_cancel_escalates)
+    # A run cancelled by its owner whose tasks never poll cancelled(): no
+    # signal for the grace (grace_s here: srun sets no SCIMESH_KILL_GRACE_MS),
+    # then SIGTERM.
+    coordinator_start --lease-ttl-ms 20000 --heartbeat-ms 5000
+    plugin_config grace_s=3 poll_ms=50
+    fenced_once run_terminal
+    note "run cancelled -> last rank dead on both nodes: $LAST_MS ms (grace 3000 ms)"
+    any_task_alive && fail "a task survived"
+    ((LAST_MS >= 3000)) || fail "the step of a cancelled run was signalled after $LAST_MS ms, within its grace"
+    grep -q "lease $LEASE: its run was cancelled (lease lost (run_terminal" "$SCIMESH_CLUSTER_DIR"/log/slurmd-n1.log ||
+      fail "slurmd log does not say the step got its grace"
+    grep -q "cancelling the step of lease $LEASE: still running 3000 ms after its run was cancelled" \
+      "$SCIMESH_CLUSTER_DIR"/log/slurmd-n1.log || fail "slurmd log does not say why the step was signalled"
     wait_nodes_idle
     ;;
 
