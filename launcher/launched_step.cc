@@ -7,6 +7,7 @@
 #include <linux/magic.h>
 
 #include "launcher/directory_artifacts.h"
+#include "launcher/memory_limit.h"
 #include "launcher/step_failure.h"
 #include "launcher/step_part.h"
 #include "launcher/step_results.h"
@@ -228,6 +229,8 @@ StepResult LaunchedStep::Conclude(const WatchEnd& end) {
   if (allocation_ended) return AllocationEnded(exit, "");
   if (exit.signaled || exit.code != 0) {
     auto err = ReadAttemptFileTail(dfd, kStepErrFileName, me, kMaxStepErrTailBytes);
+    const std::string node = in_.placement.nodes.empty() ? std::string() : in_.placement.nodes.front().name;
+    if (auto oom = MemoryLimitFailure(exit, err.ok() ? *err : "", node)) return *oom;
     // srun refused the step because the job is ending (its time limit came
     // early, or a cancel): requeued without spending the step's budget, and
     // this launcher claims nothing more (found by tests/chaos).

@@ -115,7 +115,7 @@ void NodeAgents::OnReadable(const std::string& node) {
         if (a.steps.erase(ev.id)) hooks_.failed(ev.id, ev.error);
         break;
       case AgentEvent::Kind::kExited:
-        if (a.steps.erase(ev.id)) hooks_.exited(ev.id, ExitInfo{ev.signaled, ev.code});
+        if (a.steps.erase(ev.id)) hooks_.exited(ev.id, ExitInfo{ev.signaled, ev.code, ev.memory_limit_mib});
         break;
       case AgentEvent::Kind::kError:
         // About a step we sent: it was refused before it started.

@@ -30,6 +30,7 @@ struct SpawnSpec {
 struct ExitInfo {
   bool signaled = false;
   int code = 0;    // exit status, or the signal number when signaled
+  int64_t memory_limit_mib = 0;  // killed by its memory cgroup's limit (MiB; -1: no limit); 0: not
   std::string Describe() const;  // "exit status 3", "killed by signal 9 (Killed)"
 };
 

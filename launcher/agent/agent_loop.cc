@@ -17,6 +17,7 @@
 
 #include "launcher/agent/agent_wire.h"
 #include "launcher/agent/line_splitter.h"
+#include "launcher/agent/memory_cgroup.h"
 #include "launcher/agent/step_spawn.h"
 #include "protocol/host_name.h"
 #include "protocol/unique_fd.h"
@@ -31,6 +32,7 @@ struct Step {
   pid_t pid = -1;
   UniqueFd pidfd;
   std::optional<Clock::time_point> kill_at;  // SIGKILL to the group then (stop, shutdown)
+  std::optional<MemoryCgroup> memory_at_start;  // the OOM killer's count when it started
 };
 
 class Loop {
@@ -156,7 +158,7 @@ void Loop::OnStart(const AgentStart& start) {
       e.kind = AgentEvent::Kind::kStarted;
       e.pid = spawned->pid;
       by_pidfd_[fd] = start.id;
-      steps_[start.id] = Step{spawned->pid, std::move(spawned->pidfd), std::nullopt};
+      steps_[start.id] = Step{spawned->pid, std::move(spawned->pidfd), std::nullopt, ReadOwnMemoryCgroup()};
     }
   }
   Emit(e);
@@ -197,6 +199,8 @@ void Loop::OnExit(int pidfd) {
   e.pid = step.pid;
   e.signaled = WIFSIGNALED(status);
   e.code = e.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
+  // The step shares this agent's memory cgroup (its job step's on the node).
+  e.memory_limit_mib = MemoryLimitKillMib(step.memory_at_start, ReadOwnMemoryCgroup(), e.signaled, e.code);
   by_pidfd_.erase(name);
   steps_.erase(it);
   Emit(e);

@@ -260,6 +260,8 @@ Result<AgentEvent> ParseAgentEvent(std::string_view line) {
     SCIMESH_ASSIGN_OR_RETURN(e.signaled, o.Bool("signaled"));
     SCIMESH_ASSIGN_OR_RETURN(int64_t code, o.IntIn("code", 0, 255));
     e.code = static_cast<int>(code);
+    SCIMESH_ASSIGN_OR_RETURN(auto mib, o.OptIntIn("memory_limit_mib", -1, int64_t{1} << 40));
+    e.memory_limit_mib = mib.value_or(0);
   } else if (ev == "pong") {
     e.kind = K::kPong;
   } else if (ev == "error") {
@@ -299,6 +301,7 @@ std::string AgentEventLine(const AgentEvent& e) {
       w.Key("signaled");
       w.Bool(e.signaled);
       WriteInt(w, "code", e.code);
+      if (e.memory_limit_mib != 0) WriteInt(w, "memory_limit_mib", e.memory_limit_mib);
       break;
     case K::kPong:
       break;

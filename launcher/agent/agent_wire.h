@@ -77,6 +77,8 @@ struct AgentEvent {
   int code = 0;          // exited: exit status, or the signal number
   std::string error;     // failed, error: what went wrong
   std::string host, version;  // ready
+  int64_t memory_limit_mib = 0;  // exited: killed by its memory cgroup's limit of that many MiB
+                                 // (-1: by the OOM killer, no limit set); 0: not (absent on the wire)
 };
 
 // "ready", "started", ...

@@ -129,8 +129,9 @@ class Campaign:
         name = "chaos-%d" % n
         events = os.path.join(self.work, name + ".events.jsonl")
         cmd = ("exec '%s' --definitions '%s/defs.json' --spool '%s/spool' --events '%s' --url '%s'"
-               " --wait-ms 1000 --kill-grace 2 --drain-margin 5 --drain-grace 5 --idle-exit 15"
-               % (self.launch_bin, self.work, self.work, events, self.proxy_url))
+               " --wait-ms 1000 --kill-grace 2 --drain-margin 5 --drain-grace 5 --idle-exit 15 --spank=%s"
+               % (self.launch_bin, self.work, self.work, events, self.proxy_url,
+                  "no" if self.args.plain else "yes"))
         env = dict(os.environ, SCIMESH_TOKEN_FILE=os.path.join(self.work, "worker.token"))
         out = subprocess.run(["sbatch", "--parsable", "-N2", "--ntasks-per-node=%d" % self.args.cpus_per_allocation,
                               "-t", str(self.args.allocation_minutes), "-J", name,

@@ -13,7 +13,11 @@ import time
 
 KINDS = ("launcher_kill", "coordinator_kill", "rank0_kill", "rank_kill", "rank0_stop",
          "scancel_step", "scancel_job", "time_limit",
-         "proxy_lose_reply", "proxy_reset", "proxy_stall", "proxy_503", "store_full", "slurmd_kill")
+         "proxy_lose_reply", "proxy_reset", "proxy_stall", "proxy_503", "store_full", "slurmd_kill",
+         "node_death")
+# The dev cluster's node faults (scripts/dev-cluster node-freeze, ...).
+DEV_CLUSTER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                           "scripts", "dev-cluster")
 
 
 def schedule(seed, count, horizon_s, start_s=8.0):
@@ -53,6 +57,7 @@ class Injector:
         self.c = c
         self.log = []
         self.pending = []  # (due time, callable): a SIGCONT, a coordinator restart
+        self.node_fault_until = 0.0  # one node fault at a time: a dead node's slurmd is not also killed
 
     def _record(self, kind, target, t):
         self.log.append({"t": round(t, 2), "kind": kind, "target": target})
@@ -142,15 +147,31 @@ class Injector:
                 window, " (each held %.1f s)" % extra["stall_s"] if extra else ""), t)
         elif kind == "slurmd_kill":
             # Only while a 2-node step runs: the node fails under it.
-            if not c.two_node_steps():
+            if not c.two_node_steps() or time.monotonic() < self.node_fault_until:
                 return False
             node = "n1" if pick < 0.5 else "n2"
             down = 3 + pick * 5
-            pid = _slurmd_kill(node)
-            if pid is None:
+            if not _slurmd_kill(node):
                 return False
-            self.pending.append((time.monotonic() + down, lambda: _slurmd_start(node, pid)))
+            self.node_fault_until = time.monotonic() + down + 2
+            self.pending.append((time.monotonic() + down, lambda: _dev_cluster("slurmd-start", node)))
             self._record(kind, "slurmd of %s during a 2-node step (back in %.1f s)" % (node, down), t)
+        elif kind == "node_death":
+            # A node dies under a 2-node step: every process of it stops at
+            # once and stays silent past SlurmdTimeout, so slurmctld marks it
+            # DOWN and ends its jobs (NODE_FAIL); then it is killed for good
+            # and boots again, as a machine power-cycled by its admin.
+            if not c.two_node_steps() or time.monotonic() < self.node_fault_until:
+                return False
+            node = "n1" if pick < 0.5 else "n2"
+            if not _dev_cluster("node-freeze", node):
+                return False
+            silent = c.args.slurmd_timeout + 8
+            self.node_fault_until = time.monotonic() + silent + 10
+            self.pending.append((time.monotonic() + silent,
+                                 lambda: _dev_cluster("node-kill", node) and _dev_cluster("node-start", node)))
+            self._record(kind, "%s during a 2-node step: frozen %.0f s (SlurmdTimeout %d s), then killed and booted"
+                         % (node, silent, c.args.slurmd_timeout), t)
         elif kind == "store_full":
             ballast = os.path.join(c.store, "ballast.%d" % len(self.log))  # windows may overlap
             st = os.statvfs(c.store)
@@ -191,42 +212,19 @@ def _cluster_file(*parts):
     return os.path.join(os.environ["SCIMESH_CLUSTER_DIR"], *parts)
 
 
+def _dev_cluster(command, node):
+    """scripts/dev-cluster COMMAND NODE; True when it succeeded."""
+    out = subprocess.run([DEV_CLUSTER, command, node], capture_output=True, text=True)
+    return out.returncode == 0
+
+
 def _slurmd_kill(node):
-    """kill -9 of the node's slurmd; returns its pid (its namespaces outlive
-    it while its slurmstepd processes run)."""
+    """kill -9 of the node's slurmd alone (its slurmstepd processes and
+    their steps live on); True when one was killed."""
     try:
         with open(_cluster_file("run", "slurmd-%s.pid" % node)) as f:
             pid = int(f.read())
-        mnt = os.readlink("/proc/%d/ns/mnt" % pid)
         os.kill(pid, signal.SIGKILL)
     except (OSError, ValueError):
-        return None
-    _slurmd_namespace[node] = mnt
-    return pid
-
-
-_slurmd_namespace = {}
-
-
-def _slurmd_start(node, old_pid):
-    """slurmd back on `node`: in the node's namespaces when a process (a
-    slurmstepd) still holds them, else in fresh ones as scripts/dev-cluster
-    makes them."""
-    conf = os.environ["SLURM_CONF"]
-    holder = None
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                if os.readlink("/proc/%s/ns/mnt" % d) == _slurmd_namespace.get(node):
-                    holder = int(d)
-                    break
-            except OSError:
-                continue
-    if holder is not None:
-        cmd = ["nsenter", "-t", str(holder), "-m", "-u", "slurmd", "-N", node, "-f", conf]
-    else:
-        tmp = _cluster_file("nodes", node, "tmp")
-        cmd = ["unshare", "-m", "-u", "--propagation", "private", "sh", "-c",
-               "hostname %s && mount --rbind '%s' /tmp && mount -t tmpfs -o mode=1777,size=512m tmpfs /dev/shm"
-               " && exec slurmd -N %s -f '%s'" % (node, tmp, node, conf)]
-    subprocess.run(cmd, capture_output=True)
+        return False
+    return True

@@ -10,6 +10,14 @@
 #                      the same
 #   plugin_of_preset   `up` lists the plugin of the preset asked for, never
 #                      another build's (a sanitizer build sorts first)
+#   cgroup_subtrees    `up --cgroup`: each node's slurmd and its jobs live in
+#                      the node's own subtree of every cgroup hierarchy, seen
+#                      as the root inside; a job's cpuset and memory limit are
+#                      SLURM's; node-freeze stops a node's every process at
+#                      once; `down` kills them and removes the subtrees
+#   plain_mode         the cluster without cgroups (task/none,
+#                      proctrack/linuxproc), where the slurm label's default
+#                      differs: a 2-node job step runs and `down` cleans up
 set -euo pipefail
 scenario=${1:?usage: dev-cluster-e2e.sh SCENARIO}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,6 +34,61 @@ alive() { [[ -d /proc/$1 && $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z
 dead() { ! alive "$1"; }
 
 case $scenario in
+  cgroup_subtrees)
+    SCIMESH_CLUSTER_CGROUP=1 "$cluster" up >"$WORK/up.log" 2>&1 || fail "up --cgroup failed: $(cat "$WORK/up.log")"
+    CLEANUP_CMDS+=("'$cluster' up")
+    port=${SCIMESH_CLUSTER_PORT:-16817}
+    for n in n1 n2; do
+      pid=$(<"$SCIMESH_CLUSTER_DIR/run/slurmd-$n.pid")
+      for h in cpuset memory freezer; do
+        grep -qx "$pid" "/sys/fs/cgroup/$h/scimesh-dev-$port/$n/cgroup.procs" ||
+          fail "slurmd of $n is not in its own $h subtree: $(cat "/proc/$pid/cgroup")"
+      done
+      inside=$(nsenter -t "$pid" -C -- cat "/proc/$pid/cgroup")
+      grep -q ':memory:/$' <<<"$inside" || fail "slurmd of $n does not see its subtree as the root: $inside"
+    done
+    job=$(sbatch --parsable -N2 -n2 -c1 --mem=100 -o /dev/null \
+      --wrap "srun sh -c 'echo \$\$ > $WORK/pid.\$SLURM_PROCID; exec sleep 300'")
+    CLEANUP_CMDS+=("scancel $job")
+    two() { [[ -s $WORK/pid.0 && -s $WORK/pid.1 ]]; }
+    wait_for "job $job's two tasks" 60 two
+    p0=$(<"$WORK/pid.0") p1=$(<"$WORK/pid.1")
+    grep -qx "$p0" <(cat /sys/fs/cgroup/freezer/scimesh-dev-$port/n1/slurm*/uid_0/job_$job/step_0/cgroup.procs) ||
+      fail "task 0 is not in n1's job cgroup: $(cat "/proc/$p0/cgroup")"
+    limit=$(cat /sys/fs/cgroup/memory/scimesh-dev-$port/n2/slurm*/uid_0/job_$job/memory.limit_in_bytes)
+    [[ $limit == $((100 << 20)) ]] || fail "n2's job memory limit is $limit, not 100 MiB"
+    [[ $(cat /sys/fs/cgroup/cpuset/scimesh-dev-$port/n1/slurm*/uid_0/job_$job/cpuset.cpus) != *[,-]* ]] ||
+      fail "a 1-cpu job's cpuset holds more than one cpu"
+    note "node-freeze n2: its every process stops"
+    "$cluster" node-freeze n2
+    [[ $(awk '{print $3}' "/proc/$p1/stat") == D || $(awk '{print $3}' "/proc/$p1/stat") == S ]] || true
+    grep -q FROZEN "/sys/fs/cgroup/freezer/scimesh-dev-$port/n2/freezer.state" || fail "n2 is not frozen"
+    alive "$p0" || fail "n1's task died when n2 froze"
+    "$cluster" down >"$WORK/down.log" 2>&1 || note "down: $(cat "$WORK/down.log")"
+    dead "$p0" && dead "$p1" || fail "a task survived down: $p0 $p1"
+    for h in cpuset memory freezer; do
+      [[ ! -d /sys/fs/cgroup/$h/scimesh-dev-$port ]] || fail "down left /sys/fs/cgroup/$h/scimesh-dev-$port"
+    done
+    "$cluster" up >/dev/null 2>&1
+    ;;
+
+  plain_mode)
+    SCIMESH_CLUSTER_CGROUP=0 "$cluster" up >"$WORK/up.log" 2>&1 || fail "up (plain) failed: $(cat "$WORK/up.log")"
+    CLEANUP_CMDS+=("'$cluster' up")
+    grep -q '^TaskPlugin=task/none' "$SLURM_CONF" || fail "plain mode runs $(grep TaskPlugin "$SLURM_CONF")"
+    out=$(srun -N2 -n2 hostname | sort | tr '\n' ' ')
+    [[ $out == "n1 n2 " ]] || fail "a 2-node step ran on '$out'"
+    job=$(sbatch --parsable -N2 -o /dev/null --wrap "srun sh -c 'echo \$\$ > $WORK/pid.\$SLURM_PROCID; exec sleep 300'")
+    CLEANUP_CMDS+=("scancel $job")
+    two() { [[ -s $WORK/pid.0 && -s $WORK/pid.1 ]]; }
+    wait_for "job $job's two tasks" 60 two
+    "$cluster" node-freeze n2
+    [[ $(awk '{print $3}' "/proc/$(<"$WORK/pid.1")/stat") == T ]] || fail "n2's task is not stopped by node-freeze"
+    "$cluster" down >"$WORK/down.log" 2>&1 || note "down: $(cat "$WORK/down.log")"
+    dead "$(<"$WORK/pid.0")" && dead "$(<"$WORK/pid.1")" || fail "a task survived down"
+    "$cluster" up >/dev/null 2>&1
+    ;;
+
   down_cancels_jobs)
     running=$(sbatch --parsable -N2 --exclusive -o "$WORK/running.out" \
       --wrap "trap 'echo got-term >\"$WORK/term\"; exit 0' TERM; touch '$WORK/started'; sleep 300 & wait")

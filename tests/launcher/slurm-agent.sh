@@ -12,7 +12,9 @@ use_dev_cluster
 export TMPDIR=$WORK/tmp
 mkdir -p "$TMPDIR"
 note "scimesh_agent_test with the agent behind srun --overlap in a 1-node allocation"
-salloc -N1 -w n1 -t 5 --quiet -- bash -c \
-  'SCIMESH_AGENT_PREFIX="srun --overlap -N1 -n1 -w $SLURM_JOB_NODELIST --quiet" "$SCIMESH_AGENT_TEST_BIN"' \
+# The whole node, and every cpu of it to the agent's step: with cgroups
+# (ConstrainCores) a step may only be pinned to cpus its job step holds.
+salloc -N1 -w n1 --exclusive -t 5 --quiet -- bash -c \
+  'SCIMESH_AGENT_PREFIX="srun --overlap -N1 -n1 -c ${SLURM_JOB_CPUS_PER_NODE%%(*} -w $SLURM_JOB_NODELIST --quiet" "$SCIMESH_AGENT_TEST_BIN"' \
   >"$WORK/agent-test.log" 2>&1 || { cat "$WORK/agent-test.log"; fail "scimesh_agent_test failed under srun"; }
 grep -E '^\[  (PASSED|SKIPPED) ' "$WORK/agent-test.log"

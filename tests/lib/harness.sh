@@ -146,12 +146,15 @@ wait_for() {
   done
 }
 
-# use_cluster_cpus N: restarts the dev cluster with N cpus per node (more
-# than the machine has oversubscribes it), and back to its count at exit.
+# use_cluster_cpus N [UP-FLAGS...]: restarts the dev cluster with N cpus per
+# node (more than the machine has oversubscribes it) and any other `up` flags
+# (e.g. --slurmd-timeout 10), and back to its count and the environment's
+# defaults at exit.
 use_cluster_cpus() {
-  local cluster was
+  local cluster was n=$1
+  shift
   cluster=$(dirname "${BASH_SOURCE[0]}")/../../scripts/dev-cluster
   was=$("$cluster" status | sed -n 's/^cpus\/node *//p' || true)
-  "$cluster" up --cpus "$1" >>"$WORK/dev-cluster.log" 2>&1 || fail "dev-cluster up --cpus $1 failed: $(tail -n 5 "$WORK/dev-cluster.log")"
+  "$cluster" up --cpus "$n" "$@" >>"$WORK/dev-cluster.log" 2>&1 || fail "dev-cluster up --cpus $n $* failed: $(tail -n 5 "$WORK/dev-cluster.log")"
   CLEANUP_CMDS+=("'$cluster' up ${was:+--cpus $was}")
 }
