@@ -230,7 +230,7 @@ StepResult LaunchedStep::Conclude(const WatchEnd& end) {
   if (exit.signaled || exit.code != 0) {
     auto err = ReadAttemptFileTail(dfd, kStepErrFileName, me, kMaxStepErrTailBytes);
     const std::string node = in_.placement.nodes.empty() ? std::string() : in_.placement.nodes.front().name;
-    if (auto oom = MemoryLimitFailure(exit, err.ok() ? *err : "", node)) return *oom;
+    if (auto oom = MemoryLimitFailure(exit, err.ok() ? *err : "", node, AllocationMemoryPerNodeMib())) return *oom;
     // srun refused the step because the job is ending (its time limit came
     // early, or a cancel): requeued without spending the step's budget, and
     // this launcher claims nothing more (found by tests/chaos).

@@ -1,6 +1,8 @@
 // Telling the allocation's memory limit from other SIGKILLs.
 #include "launcher/memory_limit.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <regex>
 
 namespace scimesh::launcher {
@@ -14,7 +16,19 @@ std::string Mib(int64_t mib) { return mib > 0 ? std::to_string(mib) + " MiB" : "
 
 }  // namespace
 
-std::optional<StepResult> MemoryLimitFailure(const ExitInfo& exit, std::string_view step_err, const std::string& node) {
+int64_t AllocationMemoryPerNodeMib() {
+  const char* v = std::getenv("SLURM_MEM_PER_NODE");
+  if (v == nullptr || *v == '\0' || std::strlen(v) > 12) return 0;
+  int64_t mib = 0;
+  for (const char* p = v; *p != '\0'; ++p) {
+    if (*p < '0' || *p > '9') return 0;
+    mib = mib * 10 + (*p - '0');
+  }
+  return mib;
+}
+
+std::optional<StepResult> MemoryLimitFailure(const ExitInfo& exit, std::string_view step_err, const std::string& node,
+                                             int64_t per_node_mib) {
   if (exit.memory_limit_mib != 0) {
     const std::string why = exit.memory_limit_mib > 0
                                 ? "killed by the allocation's memory limit, " + Mib(exit.memory_limit_mib) + " on " + node
@@ -30,8 +44,9 @@ std::optional<StepResult> MemoryLimitFailure(const ExitInfo& exit, std::string_v
   std::smatch m;
   if (std::regex_search(err, m, task_oom)) {
     return StepResult::Failure(FailClass::kUnservable,
-                               "the step was killed by the allocation's memory limit on " + m[1].str() +
-                                   " (SLURM: Out Of Memory)" + kWhatToDo);
+                               "the step was killed by the allocation's memory limit" +
+                                   (per_node_mib > 0 ? ", " + Mib(per_node_mib) : std::string()) + " on " +
+                                   m[1].str() + " (SLURM: Out Of Memory)" + kWhatToDo);
   }
   if (std::regex_search(err, stepd_oom)) {
     return StepResult::Failure(FailClass::kUnservable,

@@ -27,6 +27,9 @@ TEST(MemoryLimitTest, SrunsOutOfMemoryLineNamesTheNode) {
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->error_class(), FailClass::kUnservable);
   EXPECT_NE(r->message().find("memory limit on n2"), std::string::npos) << r->message();
+  // With sbatch --mem, SLURM_MEM_PER_NODE gives the limit.
+  auto with = MemoryLimitFailure(ExitInfo{false, 137}, err, "n1", 256);
+  EXPECT_NE(with->message().find("memory limit, 256 MiB on n2"), std::string::npos) << with->message();
 }
 
 TEST(MemoryLimitTest, OtherKillsAreNotTheLimit) {

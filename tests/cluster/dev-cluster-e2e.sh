@@ -35,6 +35,10 @@ dead() { ! alive "$1"; }
 
 case $scenario in
   cgroup_subtrees)
+    for h in cpuset memory freezer; do
+      awk '$3 == "cgroup"' /proc/self/mounts | grep -q ",$h " ||
+        { echo "SKIP: no cgroup v1 $h hierarchy on this machine"; exit 77; }
+    done
     SCIMESH_CLUSTER_CGROUP=1 "$cluster" up >"$WORK/up.log" 2>&1 || fail "up --cgroup failed: $(cat "$WORK/up.log")"
     CLEANUP_CMDS+=("'$cluster' up")
     port=${SCIMESH_CLUSTER_PORT:-16817}
