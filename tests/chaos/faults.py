@@ -161,8 +161,8 @@ class Injector:
             # once and stays silent past SlurmdTimeout, so slurmctld marks it
             # DOWN and ends its jobs (NODE_FAIL); then it is killed for good
             # and boots again, as a machine power-cycled by its admin.
-            if not c.two_node_steps() or time.monotonic() < self.node_fault_until:
-                return False
+            if c.args.plain or not c.two_node_steps() or time.monotonic() < self.node_fault_until:
+                return False  # --plain: the older campaign, without node deaths
             node = "n1" if pick < 0.5 else "n2"
             if not _dev_cluster("node-freeze", node):
                 return False

@@ -6,4 +6,6 @@ source "$(dirname "$0")/../lib/harness.sh"
 harness_init chaos-short
 use_dev_cluster
 use_cluster_cpus 6
-"$(dirname "$0")/run" --work "$WORK/campaign" "$@"
+# --plain: the configuration this short campaign was validated in (no
+# cgroups, no plugin, no node_death); the full campaign runs as sites do.
+"$(dirname "$0")/run" --plain --work "$WORK/campaign" "$@"
