@@ -164,7 +164,10 @@ class Injector:
             if c.args.plain or not c.two_node_steps() or time.monotonic() < self.node_fault_until:
                 return False  # --plain: the older campaign, without node deaths
             node = "n1" if pick < 0.5 else "n2"
-            if not _dev_cluster("node-freeze", node):
+            try:
+                _dev_cluster("node-freeze", node)
+            except OSError as e:
+                c.say("fault %6.1fs %-16s failed: %s" % (t, kind, e.strerror))
                 return False
             silent = c.args.slurmd_timeout + 8
             self.node_fault_until = time.monotonic() + silent + 10
@@ -213,9 +216,12 @@ def _cluster_file(*parts):
 
 
 def _dev_cluster(command, node):
-    """scripts/dev-cluster COMMAND NODE; True when it succeeded."""
+    """scripts/dev-cluster COMMAND NODE; True when it succeeded. A failure
+    raises OSError, so that the campaign log says what was not undone."""
     out = subprocess.run([DEV_CLUSTER, command, node], capture_output=True, text=True)
-    return out.returncode == 0
+    if out.returncode != 0:
+        raise OSError(out.returncode, "dev-cluster %s %s: %s" % (command, node, out.stderr.strip()[-300:]))
+    return True
 
 
 def _slurmd_kill(node):
