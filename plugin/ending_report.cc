@@ -26,7 +26,10 @@ Result<SlurmEnding> QueryJobEnding(uint32_t job_id) {
 
 std::optional<FailClass> FailClassFor(SlurmEnding ending) {
   switch (ending) {
-    case SlurmEnding::kCancelled: return FailClass::kCancelled;
+    // A whole job cancelled is its allocation ending, as a time limit or a
+    // preemption is: not the step's fault, and what the launcher reports
+    // without the plugin (its SIGTERM) -- requeued at once, no attempt spent.
+    case SlurmEnding::kCancelled:
     case SlurmEnding::kTimeLimit:
     case SlurmEnding::kPreempted: return FailClass::kPreempted;
     case SlurmEnding::kNodeFailure: return FailClass::kNodeFailure;

@@ -13,7 +13,8 @@ namespace scimesh::spank {
 namespace {
 
 TEST(EndingReport, ClassesFollowTheEnding) {
-  EXPECT_EQ(FailClassFor(SlurmEnding::kCancelled), FailClass::kCancelled);
+  // scancel of the whole job: the allocation ended, as without the plugin.
+  EXPECT_EQ(FailClassFor(SlurmEnding::kCancelled), FailClass::kPreempted);
   EXPECT_EQ(FailClassFor(SlurmEnding::kTimeLimit), FailClass::kPreempted);
   EXPECT_EQ(FailClassFor(SlurmEnding::kPreempted), FailClass::kPreempted);
   EXPECT_EQ(FailClassFor(SlurmEnding::kNodeFailure), FailClass::kNodeFailure);
