@@ -14,10 +14,17 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "launcher/step_process.h"
 
 namespace scimesh::launcher {
+
+// The nodes `sinfo -h -N -o "%N %t"` prints as dead (a state starting with
+// "down" or "fail"), among `ours`.
+std::vector<std::string> DeadNodesIn(std::string_view sinfo_text, const std::vector<std::string>& ours);
 
 class AllocationEnd {
  public:
@@ -30,6 +37,12 @@ class AllocationEnd {
   void Mark();
   bool marked() const;
 
+  // Nodes of the allocation SLURM had marked DOWN or FAIL when it ended it
+  // (a node died: slurmctld ends the job with NODE_FAIL). Set before Mark.
+  void SetDeadNodes(std::vector<std::string> nodes);
+  // The first of `step_nodes` that died; empty when none did.
+  std::string DeadNodeOf(const std::vector<std::string>& step_nodes) const;
+
   // True when a launch (or its setup or finish) that failed with `exit` died
   // of the allocation's end: the end was marked before, or the exit is a
   // signal's (killed by one, or an exit status above 128, as srun and
@@ -41,6 +54,7 @@ class AllocationEnd {
   mutable std::mutex mu_;
   mutable std::condition_variable marked_cv_;
   bool marked_ = false;
+  std::vector<std::string> dead_nodes_;
 };
 
 }  // namespace scimesh::launcher

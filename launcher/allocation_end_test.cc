@@ -57,5 +57,22 @@ TEST(AllocationEnd, ASignalDeathWaitsOnlyTheRace) {
   EXPECT_LT(waited, 5s);
 }
 
+// sinfo's view when SLURM ended a job for a dead node: the node is "down*"
+// (down and not responding); another job's node may be down too.
+TEST(AllocationEnd, DeadNodesAreOursThatAreDownOrFailing) {
+  const char* sinfo = "n1 mix\nn2 down*\nn3 fail\nn4 down\nn5 idle*\n";
+  EXPECT_EQ(DeadNodesIn(sinfo, {"n1", "n2", "n3"}), (std::vector<std::string>{"n2", "n3"}));
+  EXPECT_TRUE(DeadNodesIn(sinfo, {"n1", "n5"}).empty());  // not responding is not yet down
+  EXPECT_TRUE(DeadNodesIn("", {"n1"}).empty());
+}
+
+TEST(AllocationEnd, AStepOnADeadNodeIsNamed) {
+  AllocationEnd end;
+  end.SetDeadNodes({"n2"});
+  end.Mark();
+  EXPECT_EQ(end.DeadNodeOf({"n1", "n2"}), "n2");
+  EXPECT_EQ(end.DeadNodeOf({"n1"}), "");
+}
+
 }  // namespace
 }  // namespace scimesh::launcher

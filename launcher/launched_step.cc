@@ -198,6 +198,17 @@ bool LaunchedStep::EndedByTheAllocation(const ExitInfo& exit) const {
 }
 
 StepResult LaunchedStep::AllocationEnded(const ExitInfo& exit, const std::string& during) {
+  // A node of the step died: SLURM ended the job for it (NODE_FAIL).
+  std::vector<std::string> nodes;
+  for (const auto& n : in_.placement.nodes) nodes.push_back(n.name);
+  if (in_.allocation_end != nullptr) {
+    if (std::string dead = in_.allocation_end->DeadNodeOf(nodes); !dead.empty()) {
+      return StepResult::Failure(FailClass::kNodeFailure, "node " + dead +
+                                                              " of the step died (SLURM marked it down and ended the "
+                                                              "allocation); the step ended" +
+                                                              during + ": " + exit.Describe());
+    }
+  }
   return StepResult::Failure(FailClass::kPreempted,
                              "the allocation is ending (SLURM signalled it); the step ended" + during + ": " +
                                  exit.Describe());

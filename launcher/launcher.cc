@@ -151,8 +151,22 @@ std::optional<std::chrono::seconds> Launcher::TimeLeftNow() const {
 
 void Launcher::AllocationSignalled(std::string_view signal) {
   if (allocation_.under_slurm && !allocation_end_.marked()) {
+    // A node that died ends the job too (NODE_FAIL): ask which of ours SLURM
+    // marked down before the steps are classed (one RPC, bounded).
+    std::vector<std::string> ours;
+    for (const auto& n : allocation_.nodes) ours.push_back(n.name);
+    auto sinfo = CommandOutput({"sinfo", "-h", "-N", "-o", "%N %t"}, std::chrono::seconds(2));
+    std::vector<std::string> dead = sinfo.ok() ? DeadNodesIn(*sinfo, ours) : std::vector<std::string>{};
+    allocation_end_.SetDeadNodes(dead);
     allocation_end_.Mark();
-    Log()->info("{}: the allocation is ending; steps that fail from now on fail preempted", signal);
+    if (dead.empty()) {
+      Log()->info("{}: the allocation is ending; steps that fail from now on fail preempted", signal);
+    } else {
+      std::string names;
+      for (const std::string& n : dead) names += (names.empty() ? "" : ",") + n;
+      Log()->info("{}: the allocation is ending: node(s) {} died; their steps fail node_failure, others preempted",
+                  signal, names);
+    }
   }
   RequestDrain(signal);
 }

@@ -72,7 +72,7 @@ grep -q -- '--scimesh-lease' <<<"$(srun --help)" || fail "srun --help does not l
 
 source "$repo/tests/launcher/allocation-lib.sh"
 write_deaf_step "$WORK/defs.json" installed
-note "the installed launcher, no --spank; the run is cancelled"
+note "the installed launcher, no --spank; the lease is fenced"
 submit_launcher installed 5 --idle-exit 60 --kill-grace 300
 job=$JOB
 run=$(run_when_registered installed '{}')
