@@ -86,6 +86,11 @@ case $scenario in
     CLEANUP_CMDS+=("scancel $job")
     two() { [[ -s $WORK/pid.0 && -s $WORK/pid.1 ]]; }
     wait_for "job $job's two tasks" 60 two
+    note "slurmd of n2 killed and started again beside its step (whatever SCIMESH_CLUSTER_CGROUP says)"
+    kill -KILL "$(<"$SCIMESH_CLUSTER_DIR/run/slurmd-n2.pid")"
+    SCIMESH_CLUSTER_CGROUP=1 "$cluster" slurmd-start n2 2>"$WORK/slurmd-start.log" ||
+      fail "slurmd-start n2 failed: $(cat "$WORK/slurmd-start.log")"
+    alive "$(<"$WORK/pid.1")" || fail "n2's task died when its slurmd was restarted"
     "$cluster" node-freeze n2
     [[ $(awk '{print $3}' "/proc/$(<"$WORK/pid.1")/stat") == T ]] || fail "n2's task is not stopped by node-freeze"
     "$cluster" down >"$WORK/down.log" 2>&1 || note "down: $(cat "$WORK/down.log")"
