@@ -54,7 +54,8 @@ nodes_not_drained() {
 }
 
 wait_nodes_idle() {
-  local deadline=$((SECONDS + 30))
+  # A job's end (epilog, cgroup cleanup) takes seconds on a loaded machine.
+  local deadline=$((SECONDS + $(scaled 60)))
   until [[ $(sinfo -h -N -o '%t' | sort -u) == idle ]]; do
     nodes_not_drained
     ((SECONDS < deadline)) || fail "nodes not idle: $(sinfo -h -N -o '%N %t' | tr '\n' ' ')"
