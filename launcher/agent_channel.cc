@@ -5,74 +5,41 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <thread>
 
+#include "protocol/child_process.h"
+
 namespace scimesh::launcher {
 namespace {
 
 constexpr auto kWriteTimeout = std::chrono::seconds(5);
 
-int Decode(int status) { return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status); }
-
 }  // namespace
 
 Result<AgentChannel> AgentChannel::Spawn(const std::vector<std::string>& argv) {
   if (argv.empty()) return Status::InvalidArgument("no agent command");
-  std::vector<std::string> args = argv;
-  std::vector<char*> cargv;
-  cargv.reserve(args.size() + 1);
-  for (auto& a : args) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     return Status::Io(std::string("socketpair: ") + std::strerror(errno));
   }
-  int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) {
-    ::close(sv[0]);
-    ::close(sv[1]);
-    return Status::Io(std::string("pipe: ") + std::strerror(errno));
-  }
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    for (int fd : {sv[0], sv[1], report[0], report[1]}) ::close(fd);
-    return Status::Unavailable(std::string("fork: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    // dup2 clears close-on-exec on 0 and 1 only.
-    if (::dup2(sv[1], 0) >= 0 && ::dup2(sv[1], 1) >= 0) {
-      sigset_t none;
-      sigemptyset(&none);
-      ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      (void)::signal(SIGPIPE, SIG_DFL);
-      ::execvp(cargv[0], cargv.data());
-    }
-    int e = errno;
-    (void)!::write(report[1], &e, sizeof e);
-    ::_exit(127);
-  }
-  ::close(sv[1]);
-  ::close(report[1]);
-  UniqueFd socket(sv[0]);
-  int child_errno = 0;
-  ssize_t n;
-  do {
-    n = ::read(report[0], &child_errno, sizeof child_errno);
-  } while (n < 0 && errno == EINTR);
-  ::close(report[0]);
-  if (n == static_cast<ssize_t>(sizeof child_errno)) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    const std::string program = argv[0].substr(argv[0].rfind('/') + 1);
-    return Status::NotFound("cannot start the agent '" + program + "': " + std::strerror(child_errno));
+  UniqueFd socket(sv[0]), theirs(sv[1]);
+  ChildSpec spec;
+  spec.argv = argv;
+  spec.stdin_fd = spec.stdout_fd = theirs.get();
+  spec.stderr_fd = STDERR_FILENO;  // the agent's warnings reach the launcher's log
+  auto pid = SpawnChild(spec);
+  if (!pid.ok()) {
+    std::string why = pid.status().message();  // "cannot start 'scimesh-agent': No such file or directory"
+    const std::string start = "cannot start ";
+    why = why.starts_with(start) ? start + "the agent " + why.substr(start.size()) : "cannot start the agent: " + why;
+    return Status::NotFound(why);
   }
   ::fcntl(socket.get(), F_SETFL, ::fcntl(socket.get(), F_GETFL) | O_NONBLOCK);
-  return AgentChannel(pid, std::move(socket));
+  return AgentChannel(*pid, std::move(socket));
 }
 
 AgentChannel::AgentChannel(AgentChannel&& o) noexcept
@@ -89,9 +56,7 @@ AgentChannel::AgentChannel(AgentChannel&& o) noexcept
 AgentChannel::~AgentChannel() {
   if (pid_ > 0 && !exit_) {
     ::kill(pid_, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    (void)WaitChild(pid_);
   }
 }
 
@@ -197,13 +162,10 @@ void AgentChannel::Close() {
 std::optional<int> AgentChannel::WaitExit(std::chrono::milliseconds timeout) {
   const auto until = std::chrono::steady_clock::now() + timeout;
   while (!exit_ && pid_ > 0) {
-    int status = 0;
-    pid_t r = ::waitpid(pid_, &status, WNOHANG);
-    if (r == pid_) {
-      exit_ = Decode(status);
+    if (auto e = PollChild(pid_)) {
+      exit_ = e->ShellStatus();
       break;
     }
-    if (r < 0 && errno != EINTR) break;
     if (std::chrono::steady_clock::now() >= until) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

@@ -2,7 +2,6 @@
 #include "mpi/rank_wrapper.h"
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,9 +13,8 @@
 
 #include "mpi/pinning.h"
 #include "mpi/rank_assignment.h"
+#include "protocol/child_process.h"
 #include "protocol/token.h"
-
-extern char** environ;
 
 namespace scimesh::mpi {
 namespace {
@@ -61,20 +59,17 @@ void PinFromPlacement(const std::string& dir, int rank, bool verbose) {
 }
 
 // Ends this process the way the child ended, so srun sees the same thing.
-int PassOn(int rank, int wstatus) {
-  if (WIFEXITED(wstatus)) return WEXITSTATUS(wstatus);
-  if (WIFSIGNALED(wstatus)) {
-    int sig = WTERMSIG(wstatus);
-    Say(rank, std::string("program killed by signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")");
-    signal(sig, SIG_DFL);
-    sigset_t unblock;
-    sigemptyset(&unblock);
-    sigaddset(&unblock, sig);
-    sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
-    raise(sig);
-    return 128 + sig;
-  }
-  return 1;
+int PassOn(int rank, const ChildExit& exit) {
+  if (!exit.signaled) return exit.code;
+  const int sig = exit.code;
+  Say(rank, "program killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")");
+  signal(sig, SIG_DFL);
+  sigset_t unblock;
+  sigemptyset(&unblock);
+  sigaddset(&unblock, sig);
+  sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
+  raise(sig);
+  return 128 + sig;
 }
 
 int Supervise(const RankWrapperOptions& o, const std::string& dir, const LeaseKeeperFactory& take_over) {
@@ -85,30 +80,28 @@ int Supervise(const RankWrapperOptions& o, const std::string& dir, const LeaseKe
   // Blocked before the keeper's thread starts, so only sigtimedwait sees them.
   sigprocmask(SIG_BLOCK, &watched, &previous);
 
-  // The program gets this environment without the key, built here (after
-  // fork only async-signal-safe calls); filtered rather than unsetenv'd, as
-  // the keeper's thread may be reading the environment (libcurl does).
-  std::vector<char*> envp;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (!IsTokenVariable(*e)) envp.push_back(*e);
-  }
-  envp.push_back(nullptr);
-  auto argv = CArgv(o.argv);
-  // Non-dumpable before the fork: until exec the child is a copy of this
-  // process, environment (and so the key) included.
+  // The program gets this environment without the key (filtered rather than
+  // unsetenv'd: the keeper's thread may be reading the environment, as
+  // libcurl does). It inherits the MPI runtime's descriptors (srun's PMI_FD)
+  // and none of this wrapper's own, which are all close-on-exec.
+  ChildSpec spec;
+  spec.argv = o.argv;
+  spec.unset = [](std::string_view name) { return IsTokenVariable(name); };
+  spec.stdin_fd = STDIN_FILENO;
+  spec.stdout_fd = STDOUT_FILENO;
+  spec.stderr_fd = STDERR_FILENO;
+  spec.pass_descriptors = true;
   if (Status p = ProtectKeyHolder(); !p.ok()) Say(0, "cannot protect the key: " + p.ToString());
-
-  pid_t child = fork();
-  if (child < 0) {
-    Say(0, std::string("fork failed: ") + std::strerror(errno));
+  auto spawned = SpawnChild(spec);
+  if (!spawned.ok()) {
+    // Worded as ranks > 0 word it ("cannot run 'prog': ..."), which the launcher reads.
+    std::string why = spawned.status().message();
+    if (why.starts_with("cannot start ")) why = "cannot run " + why.substr(13);
+    Say(0, why);
+    sigprocmask(SIG_SETMASK, &previous, nullptr);
     return 127;
   }
-  if (child == 0) {
-    sigprocmask(SIG_SETMASK, &previous, nullptr);
-    execvpe(argv[0], argv.data(), envp.data());
-    std::fprintf(stderr, "scimesh-rank[0]: cannot run '%s': %s\n", o.argv[0].c_str(), std::strerror(errno));
-    _exit(127);
-  }
+  const pid_t child = *spawned;
 
   // The take-over (lease.json, the key, a client, the heartbeat thread) runs
   // while the program starts, not before it: the launcher heartbeats until
@@ -120,14 +113,16 @@ int Supervise(const RankWrapperOptions& o, const std::string& dir, const LeaseKe
     else Say(0, "could not take the lease over (" + k.status().ToString() + "); the launcher keeps it");
   }
 
-  int wstatus = 0;
+  ChildExit exit;
   time_t kill_at = 0;
   for (;;) {
     timespec wait = {0, 200 * 1000 * 1000};
     int sig = sigtimedwait(&watched, nullptr, &wait);
     if (sig > 0 && sig != SIGCHLD) kill(child, sig);  // forward
-    pid_t done = waitpid(child, &wstatus, WNOHANG);
-    if (done == child) break;
+    if (auto done = PollChild(child)) {
+      exit = *done;
+      break;
+    }
     if (keeper && keeper->lost()) {
       time_t now = time(nullptr);
       if (kill_at == 0) {
@@ -143,7 +138,7 @@ int Supervise(const RankWrapperOptions& o, const std::string& dir, const LeaseKe
     Status released = keeper->Release();
     if (!released.ok()) Say(0, "handing the lease back: " + released.ToString());
   }
-  return PassOn(0, wstatus);
+  return PassOn(0, exit);
 }
 
 }  // namespace

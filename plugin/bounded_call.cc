@@ -1,15 +1,13 @@
 // A blocking call on its own thread, waited for at most a bound.
 #include "plugin/bounded_call.h"
 
-#include <pthread.h>
-#include <signal.h>
-
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <thread>
 
 #include "plugin/lease_watch.h"
+#include "plugin/quiet_thread.h"
 #include "plugin/spank_log.h"
 
 namespace scimesh::spank {
@@ -27,35 +25,28 @@ struct CallState {
 bool RunWithin(std::function<void()> call, std::chrono::milliseconds bound) {
   auto state = std::make_shared<CallState>();
   state->call = std::move(call);
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  std::thread thread;
-  try {
-    thread = std::thread([state] {
-      try {
-        state->call();
-      } catch (...) {
-        LogError("a bounded call failed");
-      }
-      std::lock_guard lock(state->mu);
-      state->done = true;
-      state->cv.notify_all();
-    });
-  } catch (const std::exception& e) {
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    LogError(std::string("cannot start a thread: ") + e.what());
+  auto thread = StartQuietThread([state] {
+    try {
+      state->call();
+    } catch (...) {
+      LogError("a bounded call failed");
+    }
+    std::lock_guard lock(state->mu);
+    state->done = true;
+    state->cv.notify_all();
+  });
+  if (!thread.ok()) {
+    LogError(thread.status().message());
     return false;
   }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
   std::unique_lock lock(state->mu);
   const bool done = state->cv.wait_for(lock, bound, [&] { return state->done; });
   lock.unlock();
   if (done) {
-    thread.join();
+    thread->join();
   } else {
     PinThisModule();
-    thread.detach();
+    thread->detach();
   }
   return done;
 }

@@ -1,6 +1,9 @@
 // RunWithin: a hook never waits on a stalled call past its bound.
 #include "plugin/bounded_call.h"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -18,6 +21,17 @@ TEST(BoundedCall, AQuickCallIsWaitedFor) {
   std::atomic<int> ran{0};
   EXPECT_TRUE(RunWithin([&ran] { ran = 1; }, 5s));
   EXPECT_EQ(ran.load(), 1);
+}
+
+// slurmstepd's signals never reach the call's thread.
+TEST(BoundedCall, TheCallsThreadBlocksEverySignal) {
+  sigset_t mask;
+  sigemptyset(&mask);
+  EXPECT_TRUE(RunWithin([&mask] { pthread_sigmask(SIG_SETMASK, nullptr, &mask); }, 5s));
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGCHLD, SIGALRM, SIGPIPE}) EXPECT_EQ(sigismember(&mask, sig), 1) << sig;
+  sigset_t mine;
+  pthread_sigmask(SIG_SETMASK, nullptr, &mine);
+  EXPECT_EQ(sigismember(&mine, SIGTERM), 0) << "the caller's mask is its own again";
 }
 
 TEST(BoundedCall, AStalledCallIsLeftBehindWithItsOwnState) {

@@ -2,11 +2,11 @@
 #include "plugin/lease_watch.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 
 #include "plugin/lease_judge.h"
+#include "plugin/quiet_thread.h"
 #include "plugin/spank_log.h"
 #include "protocol/attempt_files.h"
 #include "protocol/lease_state.h"
@@ -150,19 +150,10 @@ LeaseWatch::LeaseWatch(std::shared_ptr<Shared> shared) : shared_(std::move(share
 Result<std::unique_ptr<LeaseWatch>> LeaseWatch::Start(WatchSpec spec, UniqueFd attempt_dir, StepSignaller signal) {
   auto shared = std::make_shared<Shared>(std::move(spec), std::move(attempt_dir), std::move(signal));
   std::unique_ptr<LeaseWatch> w(new LeaseWatch(shared));
-  // The thread inherits the mask: block everything while creating it, so no
-  // signal meant for slurmstepd is ever delivered to the watcher.
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  try {
-    // The thread holds its own reference: the state outlives this object.
-    w->thread_ = std::thread([shared] { Run(shared); });
-  } catch (const std::exception& e) {
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    return Status::Internal(std::string("cannot start the watcher thread: ") + e.what());
-  }
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  // The thread holds its own reference: the state outlives this object.
+  auto thread = StartQuietThread([shared] { Run(shared); });
+  if (!thread.ok()) return Status::Internal("the watcher: " + thread.status().message());
+  w->thread_ = std::move(*thread);
   return w;
 }
 

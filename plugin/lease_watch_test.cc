@@ -1,7 +1,9 @@
 // The watcher thread against a real lease state file and a fake step signaller.
 #include "plugin/lease_watch.h"
 
+#include <pthread.h>
 #include <signal.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,8 +40,10 @@ struct Signals {
   std::vector<int> sent;
   std::vector<int64_t> sent_ms;  // CLOCK_MONOTONIC ms of each
   int failures_left = 0;
+  sigset_t sender_mask{};  // the signal mask of the thread that sent the last one
   Status Send(int sig) {
     std::lock_guard l(mu);
+    pthread_sigmask(SIG_SETMASK, nullptr, &sender_mask);
     if (failures_left > 0) {
       --failures_left;
       return Status::Unavailable("slurmctld busy");
@@ -207,14 +211,19 @@ TEST_F(LeaseWatchTest, DoneStopsWatchingWithoutSignals) {
 }
 
 TEST_F(LeaseWatchTest, WatcherThreadBlocksSignals) {
-  // The watcher inherits a full mask while this thread's mask is restored.
+  // The watcher runs with every signal blocked; this thread's mask is as it was.
   sigset_t before, after;
   pthread_sigmask(SIG_SETMASK, nullptr, &before);
   WriteState(LeaseHold::kHeld, NowMs() + 60000);
   auto w = Start(0s);
   pthread_sigmask(SIG_SETMASK, nullptr, &after);
-  EXPECT_EQ(sigismember(&before, SIGUSR1), sigismember(&after, SIGUSR1));
-  EXPECT_TRUE(w->Stop(5s));
+  for (int sig : {SIGTERM, SIGUSR1, SIGCHLD, SIGALRM}) EXPECT_EQ(sigismember(&before, sig), sigismember(&after, sig));
+  WriteState(LeaseHold::kLost, NowMs() + 60000, CancelReason::kFenced);
+  ASSERT_TRUE(signals_.AwaitCount(1));  // sent from the watcher's thread
+  std::lock_guard l(signals_.mu);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGCHLD, SIGALRM, SIGPIPE}) {
+    EXPECT_EQ(sigismember(&signals_.sender_mask, sig), 1) << "the watcher may receive " << strsignal(sig);
+  }
 }
 
 // A stand-in for slurmctld that stalls every slurm_kill_job_step up to 10 s

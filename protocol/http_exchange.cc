@@ -1,6 +1,7 @@
 // The libcurl exchange: timeouts, limits, headers, streaming to and from files.
 #include "protocol/http_exchange.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,6 +33,12 @@ std::string CurlReason(CURLcode code, const char* errbuf) {
   while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.pop_back();
   if (detail.find(generic) == std::string::npos) detail += " (" + generic + ")";
   return detail;
+}
+
+// Connections are close-on-exec from their first instant (libcurl before
+// 8.17 opens them without it): a program started meanwhile never holds one.
+curl_socket_t OpenCloexecSocket(void* /*user*/, curlsocktype /*purpose*/, curl_sockaddr* address) {
+  return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
 
 }  // namespace
@@ -122,6 +129,7 @@ HttpExchange::HttpExchange(CURL* curl, const HttpSessionOptions& options, const 
   CURL* c = curl;
   curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
+  curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, OpenCloexecSocket);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);  // redirects are decided above this layer
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout.count()));

@@ -19,6 +19,7 @@
 #include "launcher/agent/line_splitter.h"
 #include "launcher/agent/memory_cgroup.h"
 #include "launcher/agent/step_spawn.h"
+#include "protocol/child_process.h"
 #include "protocol/host_name.h"
 #include "protocol/unique_fd.h"
 
@@ -149,9 +150,7 @@ void Loop::OnStart(const AgentStart& start) {
     const int fd = spawned->pidfd.get();
     if (!Watch(fd)) {
       // Unwatchable: its exit would never be seen, so it must not run.
-      ::kill(-spawned->pid, SIGKILL);
-      int status = 0;
-      ::waitpid(spawned->pid, &status, 0);
+      KillGroupAndReap(spawned->pid);
       keeper_.Forget(spawned->pid);
       e.error = std::string("epoll: ") + std::strerror(errno);
     } else {
@@ -188,17 +187,15 @@ void Loop::OnExit(int pidfd) {
   // cannot have been reused: sweep what it left in its group now, as a SLURM
   // step's end does.
   ::kill(-step.pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(step.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const ChildExit exit = WaitChild(step.pid).value_or(ChildExit{true, SIGKILL});
   keeper_.Forget(step.pid);
   ::epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, pidfd, nullptr);
   AgentEvent e;
   e.kind = AgentEvent::Kind::kExited;
   e.id = it->first;
   e.pid = step.pid;
-  e.signaled = WIFSIGNALED(status);
-  e.code = e.signaled ? WTERMSIG(status) : WEXITSTATUS(status);
+  e.signaled = exit.signaled;
+  e.code = exit.code;
   // The step shares this agent's memory cgroup (its job step's on the node).
   e.memory_limit_mib = MemoryLimitKillMib(step.memory_at_start, ReadOwnMemoryCgroup(), e.signaled, e.code);
   by_pidfd_.erase(name);

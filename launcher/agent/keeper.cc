@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +11,8 @@
 #include <cstring>
 #include <set>
 #include <string>
+
+#include "protocol/child_process.h"
 
 namespace scimesh::agent {
 namespace {
@@ -89,11 +90,7 @@ Keeper::Keeper(Keeper&& other) noexcept : pid_(other.pid_), pipe_(std::move(othe
 
 Keeper::~Keeper() {
   pipe_.Reset();
-  if (pid_ > 0) {
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
+  if (pid_ > 0) (void)WaitChild(pid_);
 }
 
 bool Keeper::Send(int32_t record) {

@@ -1,6 +1,6 @@
-// SpawnStep: forks and execs one agent-run step -- a process group of its
-// own, pinned to its cpus, its output in files -- and says whether the exec
-// succeeded (a close-on-exec pipe carries the child's errno back).
+// SpawnStep: starts one agent-run step (protocol/child_process.h) -- a
+// process group of its own, pinned to its cpus, its output in files, nothing
+// else of the agent's inherited -- and says whether the exec succeeded.
 #pragma once
 
 #include <sys/resource.h>

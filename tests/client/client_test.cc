@@ -3,6 +3,7 @@
 #include "protocol/client.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -394,6 +395,24 @@ TEST(ClientHostile, OneClientReusesOneConnection) {
   auto other = MakeClient(Options(server->url()));
   ASSERT_TRUE(other->Heartbeat(Lease1()).ok());
   EXPECT_NE(server->requests().back().connection, reqs[0].connection);
+}
+
+// The kept-alive connection a program started meanwhile could inherit.
+TEST(ClientHostile, TheKeptConnectionIsCloseOnExec) {
+  auto server = HostileServer::Start([](const RecordedRequest&) { return Reply::Json(200, kExtend); });
+  auto client = MakeClient(Options(server->url()));
+  ASSERT_TRUE(client->Heartbeat(Lease1()).ok());
+  const std::string port = server->url().substr(server->url().rfind(':') + 1);
+  int connections = 0;
+  for (int fd = 3; fd < 1024; ++fd) {
+    sockaddr_in peer{};
+    socklen_t len = sizeof peer;
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0 || peer.sin_family != AF_INET) continue;
+    if (std::to_string(ntohs(peer.sin_port)) != port) continue;
+    ++connections;
+    EXPECT_NE(::fcntl(fd, F_GETFD) & FD_CLOEXEC, 0) << "the client's connection (fd " << fd << ") is inherited by exec";
+  }
+  EXPECT_EQ(connections, 1) << "the client's connection was not found";
 }
 
 TEST(ClientHostile, PlainHttpToAnotherHostIsRefusedUnlessAllowed) {

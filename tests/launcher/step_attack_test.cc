@@ -4,6 +4,7 @@
 //    receives nothing, the step runs against the configured coordinator;
 //  - the step's program dumps its environment: no key in it, nor in any
 //    file of the attempt directory;
+//  - the step lists its descriptors: its stdio and nothing of the launcher's;
 //  - a FIFO planted as lease.state: walltime is still enforced;
 //  - the N-th heartbeat refused (fenced, run_terminal) while a body exits at
 //    once on SIGTERM or ignores it: never a complete or fail afterwards,
@@ -192,6 +193,22 @@ TEST_F(StepAttackTest, ADirectlyForkedProgramHoldsNoKeyAndRunsOnItsCpu) {
   std::ifstream cpus(AttemptDir(lease) + "/cpus.txt");
   std::string line((std::istreambuf_iterator<char>(cpus)), {});
   EXPECT_NE(line.find(":\t0\n"), std::string::npos) << line;
+}
+
+// The attack: a step found the launcher's keep-alive connections to the
+// coordinator among its descriptors. Forked directly, and through srun and
+// scimesh-rank, a step holds its stdio and nothing else.
+TEST_F(StepAttackTest, AStepHoldsOnlyItsStdio) {
+  // ls lists its own: the three it was given, and 3, the listed directory.
+  const std::vector<std::string> list = {"/bin/sh", "-c", "echo '{\"ok\":1}' > output.json; exec ls /proc/self/fd > fds.txt"};
+  for (const std::string& wrapper : {std::string(), Wrapper(":")}) {
+    Lease lease = fake_.MakeLease(wrapper.empty() ? "fds-direct" : "fds-wrapped");
+    LeaseReport r = Run(lease, list, wrapper);
+    ASSERT_EQ(r.end, LeaseEnd::kCompleted) << r.detail;
+    std::ifstream fds(AttemptDir(lease) + "/fds.txt");
+    std::string text((std::istreambuf_iterator<char>(fds)), {});
+    EXPECT_EQ(text, "0\n1\n2\n3\n") << (wrapper.empty() ? "forked by the launcher" : "under srun and scimesh-rank");
+  }
 }
 
 TEST_F(StepAttackTest, AFifoAsLeaseStateDoesNotStopTheWalltime) {
