@@ -61,8 +61,15 @@ ApiError ApiError::Unavailable(std::string message) {
   return e;
 }
 
+ApiError ApiError::InsufficientStorage() {
+  ApiError e = Make(507, "insufficient_storage", "the artifact store is full; nothing was kept");
+  e.retry_after_s = 60;
+  return e;
+}
+
 ApiError ApiError::FromStatus(const Status& status) {
   if (status.code() == Code::kUnavailable) return Unavailable("storage is busy; retry");
+  if (status.code() == Code::kResourceExhausted) return InsufficientStorage();
   return Make(500, "internal", "the coordinator failed to apply the call; see its log");
 }
 

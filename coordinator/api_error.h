@@ -37,8 +37,11 @@ struct ApiError {
   // 411: a body without Content-Length and not chunked.
   static ApiError LengthRequired();
   static ApiError Unavailable(std::string message);
+  // 507 with Retry-After: the artifact store is full; nothing was kept.
+  static ApiError InsufficientStorage();
   // A machinery failure: Code::kUnavailable (SQLite busy) -> 503 with
-  // Retry-After; anything else -> 500 `internal`. The message is generic: the
+  // Retry-After; Code::kResourceExhausted (a full store) -> 507; anything
+  // else -> 500 `internal`. The message is generic: the
   // cause goes to the log, not to the client.
   static ApiError FromStatus(const Status& status);
 };

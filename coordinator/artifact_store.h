@@ -4,12 +4,18 @@
 // so a stored artifact is always complete and correct.
 // Thread-safe: distinct Incoming uploads are independent; Commit of equal
 // content from two uploads is safe (rename is atomic, the bytes are equal).
+// A full store (past max_bytes, or the disk's ENOSPC/EDQUOT) is
+// Code::kResourceExhausted.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "protocol/sha256.h"
 #include "protocol/status.h"
@@ -40,8 +46,14 @@ class ArtifactStore {
   };
 
   // Opens (creating, mode 0700) `dir` and `dir/tmp`; removes temporaries a
-  // crash left behind.
-  static Result<std::unique_ptr<ArtifactStore>> Open(const std::string& dir);
+  // crash left behind and counts the stored bytes. `max_bytes` caps them (0:
+  // only the disk does).
+  static Result<std::unique_ptr<ArtifactStore>> Open(const std::string& dir, int64_t max_bytes = 0);
+
+  // Whether `more` bytes still fit under max_bytes. Checked per upload, so
+  // uploads running at once may together pass the cap by their sizes.
+  bool Fits(int64_t more) const { return max_bytes_ <= 0 || stored_.load() + more <= max_bytes_; }
+  int64_t stored_bytes() const { return stored_.load(); }
 
   Result<std::unique_ptr<Incoming>> Begin();
 
@@ -52,9 +64,20 @@ class ArtifactStore {
 
   std::string PathOf(std::string_view sha256) const;
 
+  // Every stored digest whose file was last written before `before` (a
+  // Commit of equal content rewrites the time).
+  std::vector<std::string> DigestsOlderThan(std::chrono::system_clock::time_point before) const;
+  // Removes the file of `sha256` unless it was written at `before` or later
+  // (serialized with Commit, so a file an upload is committing is kept).
+  // The bytes freed (0 when kept or absent).
+  int64_t RemoveIfOlderThan(std::string_view sha256, std::chrono::system_clock::time_point before);
+
  private:
-  explicit ArtifactStore(std::string dir) : dir_(std::move(dir)) {}
+  ArtifactStore(std::string dir, int64_t max_bytes) : dir_(std::move(dir)), max_bytes_(max_bytes) {}
   std::string dir_;
+  const int64_t max_bytes_;
+  std::atomic<int64_t> stored_{0};
+  std::mutex place_;  // a Commit's rename and a removal, one at a time
 };
 
 }  // namespace scimesh::coordinator

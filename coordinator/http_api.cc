@@ -24,15 +24,23 @@ void RefuseUnread(HttpResponse& res, const ApiError& error) {
   ReplyError(res, error);
 }
 
-ApiResult<KeyIdentity> HttpApi::IdentifyCaller(const HttpRequest& req, unsigned scopes) {
+std::optional<std::string> HttpApi::BearerToken(const HttpRequest& req) {
   const std::string header = req.get_header_value("Authorization");
   constexpr std::string_view kBearer = "Bearer ";
   if (header.size() <= kBearer.size() || header.size() > 1024 ||
       strncasecmp(header.c_str(), kBearer.data(), kBearer.size()) != 0) {
+    return std::nullopt;
+  }
+  return header.substr(kBearer.size());
+}
+
+ApiResult<KeyIdentity> HttpApi::IdentifyCaller(const HttpRequest& req, unsigned scopes) {
+  const std::optional<std::string> token = BearerToken(req);
+  if (!token) {
     audit_.RecordAuthFailure(req.remote_addr, req.method, req.path);
     return ApiError::Unauthorized("an Authorization: Bearer <key> header is required");
   }
-  auto key = keys_.Identify(std::string_view(header).substr(kBearer.size()));
+  auto key = keys_.Identify(*token);
   if (!key) {
     audit_.RecordAuthFailure(req.remote_addr, req.method, req.path);
     return ApiError::Unauthorized("unknown key");
@@ -121,6 +129,12 @@ const std::string* HttpApi::BodyText(HttpResponse& res, const Body& body) {
 
 void HttpApi::Install(HttpServer& server) {
   using Lane = HttpServer::Lane;
+  // A connection whose request carries a known key leaves the budget of
+  // connections without one (scopes are checked by each route).
+  server.AuthenticateConnectionsWith([this](const HttpRequest& req) {
+    const std::optional<std::string> token = BearerToken(req);
+    return token && keys_.Identify(*token).has_value();
+  });
   server.Route("GET", "/v1/api/health", Lane::kInline,
                [](const HttpRequest&, HttpResponse& res, const ContentReader&) { ReplyJson(res, 200, R"({"status":"ok"})"); });
   server.Route("POST", "/v1/api/workers/register", Lane::kFirst,

@@ -51,6 +51,8 @@ class HttpApi {
   static constexpr size_t kDrainCap = 16u << 20;
   Body ReadBody(const HttpRequest& req, const ContentReader& reader, size_t limit);
 
+  // The token of an `Authorization: Bearer` header (at most 1 KiB), if any.
+  static std::optional<std::string> BearerToken(const HttpRequest& req);
   // The caller's key if it holds one of `scopes`, else the 401/403.
   ApiResult<KeyIdentity> IdentifyCaller(const HttpRequest& req, unsigned scopes);
   // The caller's key if it holds one of `scopes`; otherwise answers 401/403

@@ -54,17 +54,20 @@ void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
   auto who = ParseArtifactQuery(Param(req, "worker_id"), Param(req, "attempt"));
   if (!who.ok()) return refuse(who.error());
   const std::string too_large = "the artifact is larger than " + std::to_string(limits_.max_artifact) + " bytes";
+  int64_t declared_size = -1;
   if (req.has_header("Content-Length")) {
     const std::string declared = req.get_header_value("Content-Length");
     if (declared.size() > 18 || std::stoll("0" + declared) > limits_.max_artifact) {
       return refuse(ApiError::TooLarge(too_large));
     }
+    declared_size = std::stoll("0" + declared);
   }
 
   LeaseCaller caller{key.name, key.admin(), who.value().worker_id, who.value().attempt};
   // The lease checks first, so a fenced worker's bytes are never stored.
-  auto checked = ledger_.CheckUpload(lease_id, caller, name, sha256);
+  auto checked = ledger_.CheckUpload(lease_id, caller, name, sha256, declared_size);
   if (!checked.ok()) return refuse(checked.error());
+  if (!artifacts_.Fits(std::max<int64_t>(0, declared_size))) return refuse(ApiError::InsufficientStorage());
 
   auto incoming = artifacts_.Begin();
   if (!incoming.ok()) {
@@ -72,17 +75,22 @@ void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
     return refuse(ApiError::FromStatus(incoming.status()));
   }
   ArtifactStore::Incoming& in = **incoming;
-  bool over = false;
+  bool over = false, full = false;
   Status write_status;
   bool complete = reader([&](const char* data, size_t n) {
     if (in.size() + static_cast<int64_t>(n) > limits_.max_artifact) {
       over = true;
       return false;
     }
+    if (!artifacts_.Fits(in.size() + static_cast<int64_t>(n))) {
+      full = true;
+      return false;
+    }
     write_status = in.Append(data, n);
     return write_status.ok();
   });
   if (over) return RefuseUnread(res, ApiError::TooLarge(too_large));
+  if (full) return RefuseUnread(res, ApiError::InsufficientStorage());
   if (!write_status.ok()) {
     spdlog::error("artifacts: cannot store an upload: {}", write_status.ToString());
     return RefuseUnread(res, ApiError::FromStatus(write_status));

@@ -3,13 +3,16 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 namespace scimesh::coordinator {
 namespace {
 // How often the watchdog looks; a deadline is enforced within this much.
 constexpr auto kTick = std::chrono::milliseconds(250);
-// Connections past the total cap still accepted to be answered 503.
+// Connections past both caps still accepted (to be answered 503, or to make
+// an older unauthenticated one close).
 constexpr int64_t kRefusalMargin = 256;
 }  // namespace
 
@@ -28,18 +31,60 @@ void ConnectionLimits::Stop() {
   if (watchdog_.joinable()) watchdog_.join();
 }
 
-bool ConnectionLimits::Acceptable(const std::string& address) {
+bool ConnectionLimits::Acceptable() {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = per_address_.find(address);
-  const int64_t mine = it == per_address_.end() ? 0 : it->second;
-  return mine < 2 * caps_.max_per_address && static_cast<int64_t>(conns_.size()) < caps_.max_connections + kRefusalMargin;
+  return static_cast<int64_t>(conns_.size()) < caps_.max_connections + caps_.max_unauthenticated + kRefusalMargin;
 }
 
-bool ConnectionLimits::Opened(Id id, int fd, const std::string& address) {
+void ConnectionLimits::Opened(Id id, int fd, const std::string& address) {
   std::lock_guard<std::mutex> lock(mu_);
-  const int64_t mine = ++per_address_[address];
-  conns_[id] = Conn{fd, address, Phase::kHead, Clock::now()};
-  return mine <= caps_.max_per_address && static_cast<int64_t>(conns_.size()) <= caps_.max_connections;
+  const uint64_t order = next_order_++;
+  conns_[id] = Conn{fd, address, Phase::kHead, Clock::now(), order};
+  unauthenticated_[order] = id;
+  by_address_[address][order] = id;
+  // The newest is never the oldest: at least one is kept per cap.
+  while (static_cast<int64_t>(by_address_[address].size()) > std::max<int64_t>(1, caps_.max_per_address)) {
+    CutOldest(by_address_[address]);
+  }
+  while (static_cast<int64_t>(unauthenticated_.size()) > std::max<int64_t>(1, caps_.max_unauthenticated)) {
+    CutOldest(unauthenticated_);
+  }
+}
+
+bool ConnectionLimits::Authenticated(Id id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = conns_.find(id);
+  if (it == conns_.end() || it->second.cut) return false;
+  Conn& c = it->second;
+  if (c.authenticated) return true;
+  if (authenticated_ >= caps_.max_connections) return false;
+  Unlist(c);
+  c.authenticated = true;
+  ++authenticated_;
+  return true;
+}
+
+void ConnectionLimits::Unlist(const Conn& c) {
+  unauthenticated_.erase(c.order);
+  auto a = by_address_.find(c.address);
+  if (a == by_address_.end()) return;
+  a->second.erase(c.order);
+  if (a->second.empty()) by_address_.erase(a);
+}
+
+void ConnectionLimits::Cut(Conn& c) {
+  // The socket stays open (the server closes it and then calls Closed(),
+  // which waits for this lock), so the fd cannot be reused under us.
+  if (!c.authenticated) Unlist(c);
+  c.cut = true;
+  c.phase = Phase::kExempt;
+  if (c.fd >= 0) ::shutdown(c.fd, SHUT_RDWR);
+}
+
+void ConnectionLimits::CutOldest(std::map<uint64_t, Id>& among) {
+  auto it = conns_.find(among.begin()->second);
+  ++closed_room_;  // counted before the cut: whoever sees the cut sees it counted
+  Cut(it->second);  // erases it from `among` (and may erase `among` itself: callers re-read sizes)
 }
 
 void ConnectionLimits::HeadArrived(Id id) {
@@ -75,8 +120,12 @@ void ConnectionLimits::Closed(Id id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = conns_.find(id);
   if (it == conns_.end()) return;
-  auto a = per_address_.find(it->second.address);
-  if (a != per_address_.end() && --a->second <= 0) per_address_.erase(a);
+  const Conn& c = it->second;
+  if (c.authenticated) {
+    --authenticated_;
+  } else if (!c.cut) {
+    Unlist(c);
+  }
   conns_.erase(it);
 }
 
@@ -85,14 +134,18 @@ int64_t ConnectionLimits::open() {
   return static_cast<int64_t>(conns_.size());
 }
 
+int64_t ConnectionLimits::HeadTimeout(const Conn& c) const {
+  return c.authenticated ? caps_.head_timeout_ms : std::min(caps_.head_timeout_ms, caps_.unauthenticated_head_timeout_ms);
+}
+
 bool ConnectionLimits::Late(const Conn& c, Clock::time_point now) const {
   const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - c.since).count();
   switch (c.phase) {
     case Phase::kHead:
-      return elapsed_ms > caps_.head_timeout_ms;
+      return elapsed_ms > HeadTimeout(c);
     case Phase::kBody: {
       // The head deadline's allowance, then the minimum rate.
-      const int64_t owed = (elapsed_ms - caps_.head_timeout_ms) * caps_.body_min_rate / 1000;
+      const int64_t owed = (elapsed_ms - HeadTimeout(c)) * caps_.body_min_rate / 1000;
       return owed > 0 && static_cast<int64_t>(c.body_bytes) < owed;
     }
     case Phase::kExempt:
@@ -105,7 +158,7 @@ void ConnectionLimits::Watch() {
   // Cuts are logged as counts at most every kReportEvery: an attack of
   // thousands of tricklers must not flood the log.
   constexpr auto kReportEvery = std::chrono::seconds(10);
-  uint64_t reported_head = 0, reported_body = 0;
+  uint64_t reported_head = 0, reported_body = 0, reported_room = 0;
   auto last_report = Clock::now();
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
@@ -113,21 +166,18 @@ void ConnectionLimits::Watch() {
     const auto now = Clock::now();
     for (auto& [id, c] : conns_) {
       if (!Late(c, now)) continue;
-      // The socket stays open (the server closes it and then calls
-      // Closed(), which waits for this lock), so the fd cannot be reused
-      // under us. Exempt: cut once.
       // Counted before the cut: whoever sees the cut sees it counted.
       (c.phase == Phase::kHead ? closed_head_ : closed_body_)++;
-      ::shutdown(c.fd, SHUT_RDWR);
-      c.phase = Phase::kExempt;
+      Cut(c);  // exempt from now on: cut once
     }
     if (now - last_report >= kReportEvery &&
-        (closed_head_ != reported_head || closed_body_ != reported_body)) {
-      spdlog::info("http: closed {} connections whose request head missed its deadline and {} whose body was "
-                   "slower than the minimum rate",
-                   closed_head_ - reported_head, closed_body_ - reported_body);
+        (closed_head_ != reported_head || closed_body_ != reported_body || closed_room_ != reported_room)) {
+      spdlog::info("http: closed {} connections whose request head missed its deadline, {} whose body was "
+                   "slower than the minimum rate and {} without a key to make room for newer ones",
+                   closed_head_ - reported_head, closed_body_ - reported_body, closed_room_ - reported_room);
       reported_head = closed_head_;
       reported_body = closed_body_;
+      reported_room = closed_room_;
       last_report = now;
     }
   }

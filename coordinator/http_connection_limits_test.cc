@@ -1,5 +1,6 @@
-// ConnectionLimits: the caps per address and in total, and a connection that
-// stays within a deadline is never cut.
+// ConnectionLimits: the two budgets (with and without a known key), the caps
+// per address and in total, and a connection that stays within a deadline is
+// never cut.
 #include "coordinator/http_connection_limits.h"
 
 #include <sys/socket.h>
@@ -7,50 +8,132 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace scimesh::coordinator {
 namespace {
 
-// A connection's id: the address of a distinct int.
+// A connection's id: the address of a distinct object.
 const void* Key(const int& n) { return &n; }
 
-TEST(ConnectionLimits, PastThePerAddressCapConnectionsAreOverUntilOthersClose) {
+// A socket pair whose peer end tells whether the coordinator's end was cut.
+struct Pipe {
+  int ours = -1, peer = -1;
+  Pipe() {
+    int sv[2];
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    ours = sv[0];
+    peer = sv[1];
+  }
+  ~Pipe() {
+    ::close(ours);
+    ::close(peer);
+  }
+  // The coordinator's end was shut down (the peer reads EOF at once).
+  bool cut() const {
+    char byte;
+    return ::recv(peer, &byte, 1, MSG_DONTWAIT) == 0;
+  }
+};
+
+// The attack: 1,100 connections from one address kept every worker on that
+// host out (503). Past the per-address cap the oldest goes, not the newest.
+TEST(ConnectionLimits, PastThePerAddressCapTheOldestOfThatAddressCloses) {
   ConnectionCaps caps;
   caps.max_per_address = 2;
   ConnectionLimits limits(caps);
-  int a = 1, b = 2, c = 3, d = 4;
-  EXPECT_TRUE(limits.Opened(Key(a), -1, "10.0.0.1"));
-  EXPECT_TRUE(limits.Opened(Key(b), -1, "10.0.0.1"));
-  EXPECT_FALSE(limits.Opened(Key(c), -1, "10.0.0.1")) << "the third from one address";
-  EXPECT_TRUE(limits.Opened(Key(d), -1, "10.0.0.2")) << "another address has its own count";
-  EXPECT_TRUE(limits.Acceptable("10.0.0.1"));  // still answered 503, not dropped
-  limits.Closed(Key(a));
-  limits.Closed(Key(c));
-  int e = 5;
-  EXPECT_TRUE(limits.Opened(Key(e), -1, "10.0.0.1"));
-  EXPECT_EQ(limits.open(), 3);
+  Pipe a, b, c, other;
+  limits.Opened(&a, a.ours, "10.0.0.1");
+  limits.Opened(&b, b.ours, "10.0.0.1");
+  limits.Opened(&other, other.ours, "10.0.0.2");
+  EXPECT_FALSE(a.cut());
+  limits.Opened(&c, c.ours, "10.0.0.1");
+  EXPECT_TRUE(a.cut()) << "the oldest of 10.0.0.1";
+  EXPECT_FALSE(b.cut());
+  EXPECT_FALSE(c.cut()) << "the newest is kept";
+  EXPECT_FALSE(other.cut()) << "another address has its own count";
+  EXPECT_EQ(limits.closed_for_room(), 1u);
+  EXPECT_TRUE(limits.Authenticated(&c)) << "the newest may still present its key";
 }
 
-TEST(ConnectionLimits, WellPastTheCapsNewConnectionsAreNotAcceptedAtAll) {
+// The attack: 9,000 keyless connections spread over 10 addresses, each under
+// the per-address cap, filled the one cap workers shared.
+TEST(ConnectionLimits, KeylessConnectionsFromManyAddressesNeverCrowdOutAuthenticatedOnes) {
   ConnectionCaps caps;
-  caps.max_per_address = 1;
-  ConnectionLimits limits(caps);
-  int a = 1, b = 2;
-  limits.Opened(Key(a), -1, "10.0.0.1");
-  limits.Opened(Key(b), -1, "10.0.0.1");
-  EXPECT_FALSE(limits.Acceptable("10.0.0.1"));
-  EXPECT_TRUE(limits.Acceptable("10.0.0.2"));
-}
-
-TEST(ConnectionLimits, PastTheTotalCapConnectionsAreOver) {
-  ConnectionCaps caps;
+  caps.max_unauthenticated = 4;
   caps.max_connections = 2;
   ConnectionLimits limits(caps);
-  int a = 1, b = 2, c = 3;
-  EXPECT_TRUE(limits.Opened(Key(a), -1, "10.0.0.1"));
-  EXPECT_TRUE(limits.Opened(Key(b), -1, "10.0.0.2"));
-  EXPECT_FALSE(limits.Opened(Key(c), -1, "10.0.0.3"));
+  Pipe worker;
+  limits.Opened(&worker, worker.ours, "10.0.9.9");
+  ASSERT_TRUE(limits.Authenticated(&worker));
+  std::vector<std::unique_ptr<Pipe>> flood;
+  for (int i = 0; i < 40; ++i) {
+    flood.push_back(std::make_unique<Pipe>());
+    limits.Opened(flood.back().get(), flood.back()->ours, "10.0.0." + std::to_string(i % 10));
+  }
+  EXPECT_FALSE(worker.cut()) << "an authenticated connection is never closed to make room";
+  int open = 0;
+  for (const auto& p : flood) open += p->cut() ? 0 : 1;
+  EXPECT_EQ(open, 4) << "the newest four keyless connections";
+  EXPECT_FALSE(flood.back()->cut());
+  // A fresh worker connection gets in and is promoted however many came before.
+  Pipe fresh;
+  limits.Opened(&fresh, fresh.ours, "10.0.0.3");
+  EXPECT_TRUE(limits.Authenticated(&fresh));
+  EXPECT_FALSE(fresh.cut());
+  for (const auto& p : flood) limits.Closed(p.get());
+  EXPECT_EQ(limits.open(), 2);
+}
+
+TEST(ConnectionLimits, PastTheAuthenticatedCapAKeyDoesNotPromote) {
+  ConnectionCaps caps;
+  caps.max_connections = 1;
+  ConnectionLimits limits(caps);
+  Pipe a, b;
+  limits.Opened(&a, a.ours, "10.0.0.1");
+  limits.Opened(&b, b.ours, "10.0.0.2");
+  EXPECT_TRUE(limits.Authenticated(&a));
+  EXPECT_TRUE(limits.Authenticated(&a)) << "once is enough";
+  EXPECT_FALSE(limits.Authenticated(&b)) << "answered 503";
+  limits.Closed(&a);
+  EXPECT_TRUE(limits.Authenticated(&b)) << "room again once one closed";
+}
+
+TEST(ConnectionLimits, WellPastBothCapsNewConnectionsAreNotAcceptedAtAll) {
+  ConnectionCaps caps;
+  caps.max_connections = 1;
+  caps.max_unauthenticated = 1;
+  ConnectionLimits limits(caps);
+  std::vector<int> ids(258);
+  for (int& id : ids) {
+    ASSERT_TRUE(limits.Acceptable());
+    limits.Opened(&id, -1, "10.0.0.1");
+  }
+  EXPECT_FALSE(limits.Acceptable()) << "the descriptors the coordinator must keep";
+}
+
+// A connection without a known key has the shorter head deadline.
+TEST(ConnectionLimits, TheWatchdogGivesAKeylessConnectionTheShorterHeadDeadline) {
+  ConnectionCaps caps;
+  caps.head_timeout_ms = 60000;
+  caps.unauthenticated_head_timeout_ms = 100;
+  ConnectionLimits limits(caps);
+  Pipe keyless, keyed;
+  limits.Opened(&keyless, keyless.ours, "10.0.0.1");
+  limits.Opened(&keyed, keyed.ours, "10.0.0.1");
+  ASSERT_TRUE(limits.Authenticated(&keyed));
+  limits.RequestDone(&keyed);  // waits for its next head, with the long deadline
+  limits.Start();
+  timeval tv{30, 0};
+  ::setsockopt(keyless.peer, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char byte;
+  EXPECT_EQ(::recv(keyless.peer, &byte, 1, 0), 0);
+  EXPECT_EQ(limits.closed_for_head(), 1u);
+  EXPECT_FALSE(keyed.cut());
+  limits.Stop();
 }
 
 TEST(ConnectionLimits, TheWatchdogCutsALateHeadAndSparesAnExemptConnection) {

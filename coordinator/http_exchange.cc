@@ -21,8 +21,9 @@ using Exchange = HttpServer::Exchange;
 using ExchangeSlot = std::shared_ptr<Exchange>;
 
 // What a connection carries from its opening to every request on it.
+// Touched only on the server's connection thread.
 struct ConnectionState {
-  bool over_cap = false;
+  bool authenticated = false;
 };
 
 class BufferSink : public DataSink {
@@ -211,12 +212,15 @@ MHD_Result ServerCallbacks::Begin(HttpServer& server, MHD_Connection* conn, cons
     return refuse_now(closing, true);
   }
   const auto* socket = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-  const auto* state = socket == nullptr ? nullptr : static_cast<const ConnectionState*>(socket->socket_context);
-  if (state != nullptr && state->over_cap) {
-    ex->route = "refused";
-    ApiError busy = ApiError::Unavailable("too many connections; retry later");
-    busy.retry_after_s = server.limits_.caps().retry_after_s;
-    return refuse_now(busy, true);
+  auto* state = socket == nullptr ? nullptr : static_cast<ConnectionState*>(socket->socket_context);
+  if (state != nullptr && !state->authenticated && server.known_key_ && server.known_key_(req)) {
+    if (!server.limits_.Authenticated(conn)) {
+      ex->route = "refused";
+      ApiError busy = ApiError::Unavailable("too many connections; retry later");
+      busy.retry_after_s = server.limits_.caps().retry_after_s;
+      return refuse_now(busy, true);
+    }
+    state->authenticated = true;
   }
   if (const std::string why = AmbiguousFraming(req); !why.empty()) {
     ex->route = "refused";
@@ -346,10 +350,9 @@ void ServerCallbacks::Connection(void* cls, MHD_Connection* conn, void** socket_
   if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
     const auto* fd = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
     const auto* addr = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    auto* state = new ConnectionState;
-    state->over_cap = !server.limits_.Opened(conn, fd == nullptr ? -1 : fd->connect_fd,
-                                             addr == nullptr ? "" : AddressText(addr->client_addr));
-    *socket_context = state;
+    server.limits_.Opened(conn, fd == nullptr ? -1 : fd->connect_fd,
+                          addr == nullptr ? "" : AddressText(addr->client_addr));
+    *socket_context = new ConnectionState;
   } else {
     server.limits_.Closed(conn);
     delete static_cast<ConnectionState*>(*socket_context);
@@ -357,9 +360,9 @@ void ServerCallbacks::Connection(void* cls, MHD_Connection* conn, void** socket_
   }
 }
 
-MHD_Result ServerCallbacks::Accept(void* cls, const struct sockaddr* addr, socklen_t) {
+MHD_Result ServerCallbacks::Accept(void* cls, const struct sockaddr*, socklen_t) {
   auto& server = *static_cast<HttpServer*>(cls);
-  return server.limits_.Acceptable(AddressText(addr)) ? MHD_YES : MHD_NO;
+  return server.limits_.Acceptable() ? MHD_YES : MHD_NO;
 }
 
 void ServerCallbacks::Log(void*, const char* fmt, va_list ap) {

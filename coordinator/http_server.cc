@@ -140,8 +140,9 @@ Status HttpServer::Start() {
   const bool tls = !options_.tls_cert_pem.empty();
   if (tls) flags |= MHD_USE_TLS;
   // The hard limit: past it libmicrohttpd closes at once; below it, past the
-  // caps, ConnectionLimits answers 503.
-  const unsigned hard_limit = static_cast<unsigned>(options_.caps.max_connections + 256);
+  // caps, ConnectionLimits answers 503 or closes an older connection.
+  const unsigned hard_limit =
+      static_cast<unsigned>(options_.caps.max_connections + options_.caps.max_unauthenticated + 256);
   limits_.Start();
   holds_.Start();
   // GnuTLS priorities: TLS 1.2 and 1.3 only, forward-secret key exchange

@@ -58,6 +58,12 @@ class HttpServer {
   // `pattern`: an ECMAScript regex over the whole path; its groups become
   // HttpRequest::matches[1..].
   void Route(std::string method, const std::string& pattern, Lane lane, Handler handler);
+  // Decides, from the head of a request, whether it carries a known key: its
+  // connection then moves to the authenticated budget (ConnectionLimits).
+  // Runs on the server's connection thread: must be quick. Before Start().
+  void AuthenticateConnectionsWith(std::function<bool(const HttpRequest&)> known_key) {
+    known_key_ = std::move(known_key);
+  }
   // Called once per answered request (for the request log and metrics).
   void OnAnswered(std::function<void(const HttpRequest&, int status, const std::string& route)> observer);
 
@@ -99,6 +105,7 @@ class HttpServer {
   HttpServerOptions options_;
   std::vector<RouteEntry> routes_;
   std::function<void(const HttpRequest&, int, const std::string&)> observer_;
+  std::function<bool(const HttpRequest&)> known_key_;
   ConnectionLimits limits_;
   WorkQueue queue_;
   WorkQueue uploads_;

@@ -85,6 +85,11 @@ FailureVerdict DecideFailure(FailClass c, const StepDefinition& step, int64_t sp
     case FailClass::kPreempted:
       v.requeue = true;
       return v;
+    case FailClass::kStorageFull:
+      // No budget spent, but not at once: the store needs room first.
+      v.requeue = true;
+      v.delay_ms = BackoffMs(policy, 64, jitter);  // the cap
+      return v;
     default:
       break;
   }

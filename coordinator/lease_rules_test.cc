@@ -156,6 +156,12 @@ TEST(DecideFailure, ClassesAndBudget) {
     EXPECT_TRUE(v.requeue);
     EXPECT_FALSE(v.exclude_worker);
     EXPECT_FALSE(v.spends_budget);
+    // A full artifact store: free, but not at once (the backoff's cap).
+    v = DecideFailure(FailClass::kStorageFull, s, spent, p, 0.0);
+    EXPECT_TRUE(v.requeue);
+    EXPECT_FALSE(v.exclude_worker);
+    EXPECT_FALSE(v.spends_budget);
+    EXPECT_EQ(v.delay_ms, p.cap_ms);
   }
 }
 

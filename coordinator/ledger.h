@@ -47,6 +47,8 @@ class Ledger {
     int64_t grace_ms = 30000;
     RetryPolicy retry;
     std::string public_url = "http://127.0.0.1:8470";  // artifact URIs are built from it
+    ArtifactQuota artifact_quota{1024, int64_t{16} << 30};  // what one lease may upload
+    int64_t artifact_grace_ms = 3600000;  // uploads of an attempt that did not complete live this long after it
     std::shared_ptr<const WallClock> clock = DefaultWallClock();  // never null
   };
 
@@ -73,9 +75,11 @@ class Ledger {
   ApiResult<FailReply> Fail(std::string_view lease_id, const LeaseCaller& caller, const FailRequest& req);
 
   // Artifact upload, in two steps around the streaming of the bytes: the lease
-  // checks (and the name/sha256 conflict) before, the record after.
+  // checks (and the name/sha256 conflict, and the lease's artifact quota with
+  // `declared_size` when known, else -1) before, the record after (the quota
+  // again, with the size received).
   ApiResult<Done> CheckUpload(std::string_view lease_id, const LeaseCaller& caller, const std::string& name,
-                              const std::string& sha256);
+                              const std::string& sha256, int64_t declared_size);
   ApiResult<ArtifactReply> RecordUpload(std::string_view lease_id, const LeaseCaller& caller,
                                         const std::string& name, const std::string& sha256, int64_t size,
                                         const std::string& media_type);
@@ -89,6 +93,12 @@ class Ledger {
   ApiResult<RunStatusReply> CancelRun(std::string_view run_id, const KeyIdentity& key);
   ApiResult<RunView> ShowRun(std::string_view run_id, const KeyIdentity& key);
   ApiResult<JournalView> Journal(std::string_view run_id, const KeyIdentity& key);
+
+  // Forgets the uploads of attempts that ended without completing more than
+  // artifact_grace_ms ago (their files go once nothing refers to them).
+  Status ForgetAbandonedUploads();
+  // Whether an upload or a completed step's artifact refers to `sha256`.
+  Result<bool> ArtifactReferenced(std::string_view sha256);
 
   // Applies what the clock has made due (run deadlines, lease expiry, grace
   // windows, ended backoffs). Returns when the next such change falls due
@@ -114,6 +124,7 @@ class Ledger {
   void Execute(Work& work);
   void RunBatch(const std::vector<Work*>& batch);
   ApiError Broken(const Status& status);
+  std::optional<ApiError> OverQuota(std::string_view lease_id, const std::string& name, int64_t size);
 
   Result<DefinitionPtr> Definition(const std::string& workflow, const std::string& version);
   Status AppendEvent(Tx& tx, const std::string& run_id, std::string_view type,

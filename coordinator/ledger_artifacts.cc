@@ -10,6 +10,14 @@ constexpr char kInsertUpload[] =
     "INSERT INTO uploads(lease_id, name, attempt, worker_id, sha256, size, media_type, uri, uploaded_at) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 constexpr char kSelectMediaType[] = "SELECT media_type FROM uploads WHERE sha256 = ?1 LIMIT 1";
+// What a lease has uploaded so far, without the name being uploaded now.
+constexpr char kLeaseUploads[] = "SELECT count(*), coalesce(sum(size), 0) FROM uploads WHERE lease_id = ?1 AND name <> ?2";
+// Uploads of attempts that ended without completing, before ?1.
+constexpr char kForgetAbandoned[] =
+    "DELETE FROM uploads WHERE lease_id IN (SELECT lease_id FROM attempts WHERE status IN "
+    "('failed', 'expired', 'cancelled') AND ended_at IS NOT NULL AND ended_at < ?1)";
+constexpr char kReferenced[] =
+    "SELECT 1 FROM uploads WHERE sha256 = ?1 UNION ALL SELECT 1 FROM step_artifacts WHERE sha256 = ?1 LIMIT 1";
 // An artifact uploaded on a lease of one of the key's runs.
 constexpr char kArtifactOfKey[] =
     "SELECT 1 FROM uploads u JOIN attempts a ON a.lease_id = u.lease_id "
@@ -17,11 +25,32 @@ constexpr char kArtifactOfKey[] =
 
 }  // namespace
 
+// 413 when one more upload of `size` bytes (-1: not known yet) named `name`
+// would take the lease past its quota; a replay of `name` counts once.
+std::optional<ApiError> Ledger::OverQuota(std::string_view lease_id, const std::string& name, int64_t size) {
+  auto q = db_->Sql(kLeaseUploads);
+  if (!q.ok()) return Broken(q.status());
+  q->Bind(1, lease_id).Bind(2, name);
+  auto has = q->Step();
+  if (!has.ok()) return Broken(has.status());
+  const ArtifactQuota& quota = options_.artifact_quota;
+  const std::string what = "this lease's artifact quota (" + std::to_string(quota.count) + " files, " +
+                           std::to_string(quota.bytes) + " bytes in all)";
+  if (q->Int(0) + 1 > quota.count) {
+    return ApiError::TooLarge("a " + std::to_string(q->Int(0) + 1) + "th artifact would exceed " + what);
+  }
+  if (size >= 0 && quota.bytes > 0 && q->Int(1) + size > quota.bytes) {
+    return ApiError::TooLarge(std::to_string(q->Int(1) + size) + " bytes of artifacts would exceed " + what);
+  }
+  return std::nullopt;
+}
+
 ApiResult<Done> Ledger::CheckUpload(std::string_view lease_id, const LeaseCaller& caller, const std::string& name,
-                                    const std::string& sha256) {
+                                    const std::string& sha256, int64_t declared_size) {
   return Transact<Done>([&](Tx& tx) -> ApiResult<Done> {
     auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kArtifact);
     if (!opened.ok()) return opened.error();
+    if (auto over = OverQuota(lease_id, name, declared_size)) return *over;
     auto q = db_->Sql(kSelectUpload);
     if (!q.ok()) return Broken(q.status());
     q->Bind(1, lease_id).Bind(2, name);
@@ -54,6 +83,7 @@ ApiResult<ArtifactReply> Ledger::RecordUpload(std::string_view lease_id, const L
         return ArtifactReply{ArtifactRef{name, q->Text(3), q->Text(0), q->Int(1), q->Text(2)}, false};
       }
     }
+    if (auto over = OverQuota(lease_id, name, size)) return *over;
     ArtifactRef ref{name, options_.public_url + "/v1/api/artifacts/" + sha256, sha256, size, media_type};
     auto q = db_->Sql(kInsertUpload);
     if (!q.ok()) return Broken(q.status());
@@ -86,6 +116,30 @@ ApiResult<std::string> Ledger::FindArtifact(std::string_view sha256, const KeyId
     if (!*found) return ApiError::NotFound("no artifact " + std::string(sha256));
     return media_type;
   });
+}
+
+Status Ledger::ForgetAbandonedUploads() {
+  auto r = Transact<Done>([&](Tx& tx) -> ApiResult<Done> {
+    auto q = db_->Sql(kForgetAbandoned);
+    if (!q.ok()) return Broken(q.status());
+    q->Bind(1, tx.now - options_.artifact_grace_ms);
+    LEDGER_CHECK(q->Run());
+    return Done{};
+  });
+  return r.ok() ? Status::Ok() : Status::Internal(r.error().message);
+}
+
+Result<bool> Ledger::ArtifactReferenced(std::string_view sha256) {
+  auto r = Transact<bool>([&](Tx&) -> ApiResult<bool> {
+    auto q = db_->Sql(kReferenced);
+    if (!q.ok()) return Broken(q.status());
+    q->Bind(1, sha256);
+    auto has = q->Step();
+    if (!has.ok()) return Broken(has.status());
+    return *has;
+  });
+  if (!r.ok()) return Status::Internal(r.error().message);
+  return r.value();
 }
 
 }  // namespace scimesh::coordinator

@@ -165,6 +165,7 @@ Result<Lease> Ledger::CreateLease(Tx& tx, const std::string& run_id, const StepD
   l.delivery = step.delivery;
   l.resources = step.resources;
   l.walltime_s = step.walltime_s;
+  l.artifact_quota = options_.artifact_quota;
   l.lease_ttl_ms = options_.lease_ttl_ms;
   l.heartbeat_ms = options_.heartbeat_ms;
   l.expires_at_ms = tx.now + options_.lease_ttl_ms;

@@ -70,9 +70,11 @@ std::string Metrics::Render(const LedgerGauges* ledger, const FrontEndGauges& fr
   Header(out, "scimesh_http_connections_open", "gauge", "Open client connections.");
   out += fmt::format("scimesh_http_connections_open {}\n", front.open_connections);
   Header(out, "scimesh_http_connections_cut_total", "counter",
-         "Connections closed for a request head past its deadline or a body below the minimum rate.");
+         "Connections closed for a request head past its deadline, a body below the minimum rate, or to make room "
+         "(keyless, past a cap, for a newer one).");
   out += fmt::format("scimesh_http_connections_cut_total{{reason=\"head_deadline\"}} {}\n", front.closed_for_head);
   out += fmt::format("scimesh_http_connections_cut_total{{reason=\"body_rate\"}} {}\n", front.closed_for_body);
+  out += fmt::format("scimesh_http_connections_cut_total{{reason=\"room\"}} {}\n", front.closed_for_room);
   if (ledger != nullptr) {
     Header(out, "scimesh_steps_queued", "gauge", "Steps waiting to be offered, by workflow.");
     for (const auto& [workflow, n] : ledger->queued_by_workflow) {

@@ -43,6 +43,7 @@ struct FrontEndGauges {
   int64_t open_connections = 0;
   uint64_t closed_for_head = 0;
   uint64_t closed_for_body = 0;
+  uint64_t closed_for_room = 0;
 };
 
 class Metrics {

@@ -30,6 +30,7 @@ Result<std::unique_ptr<MetricsEndpoint>> MetricsEndpoint::Start(const std::strin
                       front.open_connections = api.limits().open();
                       front.closed_for_head = api.limits().closed_for_head();
                       front.closed_for_body = api.limits().closed_for_body();
+                      front.closed_for_room = api.limits().closed_for_room();
                       res.status = 200;
                       res.set_content(metrics.Render(ledger.ok() ? &*ledger : nullptr, front),
                                       "text/plain; version=0.0.4");

@@ -43,6 +43,7 @@ struct Lease {
   Resources resources;
   int64_t walltime_s = 0;
   std::vector<InputArtifact> input_artifacts;
+  ArtifactQuota artifact_quota;
   int64_t lease_ttl_ms = 0;
   int64_t heartbeat_ms = 0;
   int64_t expires_at_ms = 0;

@@ -39,6 +39,7 @@ scimesh::Lease WireLease(const Lease& l) {
     w.input_artifacts.push_back(
         scimesh::InputArtifact{a.step_id, a.ref.name, a.ref.uri, a.ref.sha256, a.ref.size, a.ref.media_type});
   }
+  w.artifact_quota = l.artifact_quota;
   w.lease_ttl_ms = l.lease_ttl_ms;
   w.heartbeat_ms = l.heartbeat_ms;
   w.lease_expires_at = FormatWireTime(l.expires_at_ms);

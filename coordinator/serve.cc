@@ -23,6 +23,7 @@
 #include "coordinator/http_api.h"
 #include "coordinator/http_server.h"
 #include "coordinator/database.h"
+#include "coordinator/artifact_collector.h"
 #include "coordinator/keys.h"
 #include "coordinator/ledger.h"
 #include "coordinator/metrics.h"
@@ -120,7 +121,7 @@ int RunServe(const ServeConfig& config) {
   auto keys = KeyRing::Load(config.keys);
   if (!keys.ok()) return Fail(keys.status().WithContext("the keys file " + config.keys + " (--keys)"));
   if ((*keys)->size() == 0) spdlog::warn("the keys file holds no keys: every call but health will get 401");
-  auto artifacts = ArtifactStore::Open(config.artifact_dir);
+  auto artifacts = ArtifactStore::Open(config.artifact_dir, config.max_store_bytes);
   if (!artifacts.ok()) return Fail(artifacts.status().WithContext("--artifact-dir " + config.artifact_dir));
   auto audit = AuditLog::Open(config.audit_log);
   if (!audit.ok()) return Fail(audit.status().WithContext("--audit-log " + config.audit_log));
@@ -133,15 +134,20 @@ int RunServe(const ServeConfig& config) {
   http.max_body = static_cast<size_t>(config.max_body);
   http.idle_timeout_s = std::max<int64_t>(1, config.request_timeout_ms / 1000);
   http.caps.max_connections = config.max_connections;
+  http.caps.max_unauthenticated = config.max_unauthenticated;
   http.caps.max_per_address = config.max_connections_per_address;
   http.caps.head_timeout_ms = config.head_timeout_ms;
+  http.caps.unauthenticated_head_timeout_ms = config.unauthenticated_timeout_ms;
   http.caps.body_min_rate = config.body_min_rate;
   // Descriptors for the database, logs and artifacts besides connections.
   const int64_t fds = RaiseDescriptorLimit();
-  if (fds > 0 && http.caps.max_connections + 512 > fds) {
-    http.caps.max_connections = std::max<int64_t>(16, fds - 512);
-    spdlog::warn("the descriptor limit ({}) allows {} connections, not {}", fds, http.caps.max_connections,
-                 config.max_connections);
+  if (fds > 0 && http.caps.max_connections + http.caps.max_unauthenticated + 512 > fds) {
+    const int64_t room = std::max<int64_t>(32, fds - 512);
+    http.caps.max_unauthenticated = std::max<int64_t>(16, std::min(http.caps.max_unauthenticated, room / 4));
+    http.caps.max_connections = std::max<int64_t>(16, room - http.caps.max_unauthenticated);
+    spdlog::warn("the descriptor limit ({}) allows {} connections with a key and {} without, not {} and {}", fds,
+                 http.caps.max_connections, http.caps.max_unauthenticated, config.max_connections,
+                 config.max_unauthenticated);
   }
   const bool tls = !config.tls_cert.empty();
   if (tls) {
@@ -166,6 +172,8 @@ int RunServe(const ServeConfig& config) {
   options.grace_ms = config.grace_ms;
   options.retry = RetryPolicy{config.retry_base_ms, config.retry_cap_ms};
   options.public_url = config.public_url.empty() ? (tls ? "https://" : "http://") + bound : config.public_url;
+  options.artifact_quota = ArtifactQuota{config.max_artifacts_per_lease, config.max_artifact_bytes_per_lease};
+  options.artifact_grace_ms = config.artifact_grace_ms;
 
   std::atomic<Sweeper*> sweeper_ptr{nullptr};
   Ledger::Signals sigs;
@@ -180,6 +188,7 @@ int RunServe(const ServeConfig& config) {
   if (!ledger.ok()) return Fail(ledger.status().WithContext("--db " + config.db));
   Sweeper sweeper(**ledger);
   sweeper_ptr = &sweeper;
+  ArtifactCollector collector(**ledger, **artifacts, std::chrono::milliseconds(config.artifact_grace_ms));
 
   ApiLimits limits;
   limits.max_body = static_cast<size_t>(config.max_body);
@@ -197,6 +206,7 @@ int RunServe(const ServeConfig& config) {
                   req.remote_addr, req.remote_port);
   });
   sweeper.Start();
+  collector.Start();
   if (Status s = server.Start(); !s.ok()) {
     sweeper.Stop();
     return Fail(s);

@@ -15,6 +15,8 @@ constexpr const char* kNames[] = {
     "retry-cap-ms", "request-timeout-ms", "max-body", "max-artifact", "audit-log",
     "threads",    "config",        "log-level",
     "max-connections", "max-connections-per-address", "head-timeout-ms", "body-min-rate",
+    "max-unauthenticated", "unauthenticated-timeout-ms",
+    "max-artifacts-per-lease", "max-artifact-bytes-per-lease", "max-store-bytes", "artifact-grace-ms",
     "tls-cert",   "tls-key",       "metrics-listen",
 };
 
@@ -144,10 +146,16 @@ Result<ServeConfig> ParseServeConfig(const std::vector<std::string>& args, const
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "request-timeout-ms", 1000, 3600000, &c.request_timeout_ms));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-body", 1024, 1LL << 30, &c.max_body));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-artifact", 1, 1LL << 40, &c.max_artifact));
+  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-artifacts-per-lease", 1, 1000000, &c.max_artifacts_per_lease));
+  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-artifact-bytes-per-lease", 1, 1LL << 50, &c.max_artifact_bytes_per_lease));
+  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-store-bytes", 0, 1LL << 60, &c.max_store_bytes));
+  SCIMESH_RETURN_IF_ERROR(ToInt(v, "artifact-grace-ms", 100, 31536000000LL, &c.artifact_grace_ms));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "threads", 8, 4096, &c.threads));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-connections", 16, 1000000, &c.max_connections));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-connections-per-address", 1, 1000000, &c.max_connections_per_address));
+  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-unauthenticated", 16, 1000000, &c.max_unauthenticated));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "head-timeout-ms", 100, 3600000, &c.head_timeout_ms));
+  SCIMESH_RETURN_IF_ERROR(ToInt(v, "unauthenticated-timeout-ms", 100, 3600000, &c.unauthenticated_timeout_ms));
   SCIMESH_RETURN_IF_ERROR(ToInt(v, "body-min-rate", 0, 1LL << 30, &c.body_min_rate));
 
   if (c.db.empty()) return Status::InvalidArgument("--db is required (the SQLite database file)");
@@ -202,11 +210,21 @@ Network:
   --body-min-rate BYTES     a request body must arrive at this many bytes/s on
                             average after the head timeout's allowance (default
                             4096), else the connection is closed
-  --max-connections N       open connections, all clients (default 8192); past it
-                            requests are answered 503 with Retry-After
+  --max-connections N       open connections that presented a known key (default
+                            8192); past it requests are answered 503 with
+                            Retry-After
+  --max-unauthenticated N   open connections that have not presented a known key
+                            yet (default 1024); past it the one open longest is
+                            closed. A flood of them never reaches the connections
+                            of workers holding a key.
   --max-connections-per-address N
-                            open connections from one client address (default
-                            1024); past it 503 with Retry-After
+                            of those without a known key, how many one client
+                            address may hold (default 256); past it that
+                            address's oldest is closed
+  --unauthenticated-timeout-ms N
+                            a connection without a known key must send its
+                            request line and headers within this (default 3000;
+                            at most --head-timeout-ms)
   --metrics-listen HOST:PORT
                             serve GET /metrics (Prometheus text format, no key)
                             on this separate address (default: none)
@@ -214,6 +232,19 @@ Network:
   --tls-key PATH            ... and this PEM private key (both or neither)
   --max-body BYTES          largest JSON request body (default 1048576)
   --max-artifact BYTES      largest artifact upload (default 268435456)
+  --max-artifacts-per-lease N
+                            artifacts one lease may upload (default 1024); told
+                            to workers in the lease, past it 413
+  --max-artifact-bytes-per-lease BYTES
+                            bytes one lease may upload in all (default
+                            17179869184, 16 GiB); past it 413
+  --max-store-bytes BYTES   cap on the artifact store, 0 for only the disk's
+                            free space (default 0); a full store answers uploads
+                            507 with Retry-After, and the step is requeued
+                            without spending an attempt
+  --artifact-grace-ms N     uploads of an attempt that did not complete are
+                            deleted this long after it ended (default 3600000),
+                            and stored files nothing refers to once this old
 
 Leases:
   --lease-ttl-ms N          lease lifetime after each heartbeat (default 30000)

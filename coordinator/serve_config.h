@@ -28,11 +28,17 @@ struct ServeConfig {
   int64_t request_timeout_ms = 30000;
   int64_t max_body = 1 << 20;
   int64_t max_artifact = 256LL << 20;
+  int64_t max_artifacts_per_lease = 1024;
+  int64_t max_artifact_bytes_per_lease = 16LL << 30;
+  int64_t max_store_bytes = 0;  // 0: only the disk bounds the store
+  int64_t artifact_grace_ms = 3600000;
   std::string audit_log;  // default: <db>.audit.log
   int64_t threads = 32;
   int64_t max_connections = 8192;
-  int64_t max_connections_per_address = 1024;
+  int64_t max_unauthenticated = 1024;
+  int64_t max_connections_per_address = 256;
   int64_t head_timeout_ms = 10000;
+  int64_t unauthenticated_timeout_ms = 3000;
   int64_t body_min_rate = 4096;
   std::string metrics_host;  // empty: no /metrics listener
   int metrics_port = 0;

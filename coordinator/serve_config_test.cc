@@ -38,7 +38,9 @@ TEST(ParseServeConfig, DefaultsFollowTheDb) {
   EXPECT_EQ(c->threads, 32);
   EXPECT_EQ(c->head_timeout_ms, 10000);
   EXPECT_EQ(c->max_connections, 8192);
-  EXPECT_EQ(c->max_connections_per_address, 1024);
+  EXPECT_EQ(c->max_unauthenticated, 1024);
+  EXPECT_EQ(c->max_connections_per_address, 256);
+  EXPECT_EQ(c->unauthenticated_timeout_ms, 3000);
   EXPECT_EQ(c->body_min_rate, 4096);
   EXPECT_TRUE(c->tls_cert.empty());
 }
@@ -58,6 +60,8 @@ TEST(ParseServeConfig, TlsCertificateAndKeyGoTogether) {
   EXPECT_EQ(both->tls_cert, "/x/cert.pem");
   EXPECT_FALSE(with({"--head-timeout-ms", "10"}).ok());
   EXPECT_FALSE(with({"--max-connections-per-address", "0"}).ok());
+  EXPECT_FALSE(with({"--max-unauthenticated", "8"}).ok());
+  EXPECT_FALSE(with({"--unauthenticated-timeout-ms", "10"}).ok());
 }
 
 TEST(ParseServeConfig, FlagsBeatEnvironmentBeatsFile) {

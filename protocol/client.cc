@@ -37,6 +37,7 @@ Status StatusFromErrorResponse(std::string_view what, const HttpResponse& respon
     case 404: return Status::NotFound(m);
     case 409: return Status::Conflict(m);
     case 429: return Status::Unavailable(m);
+    case 507: return Status::ResourceExhausted(m);
     default: break;
   }
   if (response.status >= 500) return Status::Unavailable(m);

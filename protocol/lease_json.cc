@@ -1,4 +1,6 @@
 // JSON for claim requests/responses and the lease (docs/protocol.md "claim", "The lease").
+#include <limits>
+
 #include "protocol/identifiers.h"
 #include "protocol/json_io.h"
 #include "protocol/wire_json.h"
@@ -52,6 +54,11 @@ void WriteLease(JsonWriter& w, const Lease& l, std::optional<std::string_view> c
     w.EndObject();
   }
   w.EndArray();
+  w.Key("artifact_quota");
+  w.StartObject();
+  WriteInt(w, "count", l.artifact_quota.count);
+  WriteInt(w, "bytes", l.artifact_quota.bytes);
+  w.EndObject();
   WriteInt(w, "lease_ttl_ms", l.lease_ttl_ms);
   WriteInt(w, "heartbeat_ms", l.heartbeat_ms);
   WriteString(w, "lease_expires_at", l.lease_expires_at);
@@ -119,6 +126,11 @@ Result<Lease> LeaseFrom(const JsonObject& o) {
                              JsonObject::Of((*artifacts)[i], ElementPath(o.FieldPath("input_artifacts"), i)));
     SCIMESH_ASSIGN_OR_RETURN(InputArtifact artifact, InputArtifactFrom(a));
     l.input_artifacts.push_back(std::move(artifact));
+  }
+  if (o.Has("artifact_quota")) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject q, o.Object("artifact_quota"));
+    SCIMESH_ASSIGN_OR_RETURN(l.artifact_quota.count, q.IntIn("count", 0, kMaxWireInt));
+    SCIMESH_ASSIGN_OR_RETURN(l.artifact_quota.bytes, q.IntIn("bytes", 0, std::numeric_limits<int64_t>::max()));
   }
   SCIMESH_ASSIGN_OR_RETURN(l.lease_ttl_ms, o.Int("lease_ttl_ms"));
   SCIMESH_ASSIGN_OR_RETURN(l.heartbeat_ms, o.Int("heartbeat_ms"));

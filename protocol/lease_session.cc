@@ -3,6 +3,8 @@
 // uploads, then complete or fail.
 #include "protocol/lease_session.h"
 
+#include <sys/stat.h>
+
 #include "protocol/fail_message.h"
 #include "protocol/json_io.h"
 #include "protocol/log.h"
@@ -108,6 +110,8 @@ LeaseReport LeaseSession::Finish(Client& client, const StepResult& result, doubl
   auto output = CheckStepOutput(*result.output());
   if (!output.ok()) return Fail(FailClass::kInvalidOutput, output.status().message());
 
+  // Within the lease's quota, or nothing uploaded at all.
+  if (std::string over = OverArtifactQuota(); !over.empty()) return Fail(FailClass::kInvalidOutput, over);
   // Every upload confirmed before complete, or no complete at all.
   std::vector<ArtifactRef> refs;
   for (const auto& a : ctx_->artifacts()) {
@@ -115,7 +119,7 @@ LeaseReport LeaseSession::Finish(Client& client, const StepResult& result, doubl
     if (!fd.ok()) return Fail(FailClass::kInvalidOutput, "declared artifact " + a.name + ": " + fd.status().message());
     auto up = client.UploadArtifact(Call(), a.name, fd->get(), a.media_type);
     if (token_->cancelled()) return Abandon();
-    if (!up.ok()) return Fail(FailClass::kRetryable, "upload of " + a.name + " failed: " + up.status().message());
+    if (!up.ok()) return Fail(UploadFailClass(up.status()), "upload of " + a.name + " failed: " + up.status().message());
     if (up->refusal) return Refused(*up->refusal, LeaseEnd::kCompleted);
     refs.push_back(*up->applied);
   }
@@ -127,6 +131,33 @@ LeaseReport LeaseSession::Finish(Client& client, const StepResult& result, doubl
   req.artifacts = std::move(refs);
   auto done = client.Complete(Call(), std::move(req));
   return Final(done, LeaseEnd::kCompleted, std::nullopt);
+}
+
+std::string LeaseSession::OverArtifactQuota() const {
+  const ArtifactQuota& quota = lease_.artifact_quota;
+  const auto& artifacts = ctx_->artifacts();
+  if (static_cast<int64_t>(artifacts.size()) > quota.count) {
+    return "the step left " + std::to_string(artifacts.size()) + " artifacts; this lease may upload at most " +
+           std::to_string(quota.count) + " (its artifact_quota), so none was uploaded";
+  }
+  if (quota.bytes <= 0) return "";
+  int64_t bytes = 0;
+  for (const auto& a : artifacts) {
+    auto fd = dir_->OpenArtifact(a.name);
+    struct stat st {};
+    if (fd.ok() && ::fstat(fd->get(), &st) == 0) bytes += st.st_size;
+  }
+  if (bytes <= quota.bytes) return "";
+  return "the step's artifacts hold " + std::to_string(bytes) + " bytes; this lease may upload at most " +
+         std::to_string(quota.bytes) + " (its artifact_quota), so none was uploaded";
+}
+
+FailClass LeaseSession::UploadFailClass(const Status& upload) {
+  switch (upload.code()) {
+    case Code::kResourceExhausted: return FailClass::kStorageFull;  // 507 until the deadline: no attempt spent
+    case Code::kInvalidArgument: return FailClass::kInvalidOutput;  // 413, a bad name or media type: the step's
+    default: return FailClass::kRetryable;
+  }
 }
 
 LeaseCall LeaseSession::Call() const {

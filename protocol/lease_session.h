@@ -60,6 +60,10 @@ class LeaseSession {
   const LeaseReport& report() const { return report_; }
 
  private:
+  // Why the step's artifacts exceed the lease's artifact_quota; "" when they fit.
+  std::string OverArtifactQuota() const;
+  // The class a failed upload fails the lease with.
+  static FailClass UploadFailClass(const Status& upload);
   LeaseCall Call() const;
   void StopLoop();
   bool SendStarted();

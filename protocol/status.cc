@@ -17,6 +17,7 @@ std::string_view CodeName(Code code) {
     case Code::kIo: return "io";
     case Code::kDataLoss: return "data_loss";
     case Code::kInternal: return "internal";
+    case Code::kResourceExhausted: return "resource_exhausted";
   }
   return "unknown";
 }

@@ -31,6 +31,7 @@ enum class Code {
   kIo,                // a local file or system call failed
   kDataLoss,          // content does not match what was promised (checksum)
   kInternal,          // a bug: an invariant was broken
+  kResourceExhausted, // a store or a quota is full (the coordinator's 507)
 };
 
 // The name of a code as written in logs and docs, e.g. "invalid_argument".
@@ -53,6 +54,7 @@ class [[nodiscard]] Status {
   static Status Io(std::string m) { return {Code::kIo, std::move(m)}; }
   static Status DataLoss(std::string m) { return {Code::kDataLoss, std::move(m)}; }
   static Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
+  static Status ResourceExhausted(std::string m) { return {Code::kResourceExhausted, std::move(m)}; }
   // kInvalidArgument about one field of a message, by its path
   // ("free.nodes[1].cpus"; "" for the message as a whole): message() is
   // "<field>: <why>" (or "<why>"), and field()/why() keep the parts for a

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/wire_limits.h"
+
 namespace scimesh {
 
 // The four 409 reasons: a closed set, each handled by name (docs/protocol.md).
@@ -34,10 +36,11 @@ enum class FailClass {
   kFatal,
   kUnservable,
   kPreempted,
+  kStorageFull,
 };
 
 // Classes that spend the retry budget, the only ones a step's `retry_on` may
-// name (all but fatal, unservable, preempted).
+// name (all but fatal, unservable, preempted, storage_full).
 bool SpendsBudget(FailClass c);
 
 enum class Delivery { kAtLeastOnce, kAtMostOnce };
@@ -148,6 +151,13 @@ struct InputArtifact {
 };
 
 // One attempt of one step, as claimed. Every field of the contract.
+// What one lease may upload (docs/protocol.md, "Quotas"): distinct names and
+// bytes in all. Absent from a lease: kMaxArtifacts files, bytes unbounded (0).
+struct ArtifactQuota {
+  int64_t count = static_cast<int64_t>(kMaxArtifacts);
+  int64_t bytes = 0;  // 0: no bound told
+};
+
 struct Lease {
   std::string lease_id;
   std::string run_id;
@@ -166,6 +176,7 @@ struct Lease {
   Resources resources;
   int64_t walltime_s = 0;
   std::vector<InputArtifact> input_artifacts;
+  ArtifactQuota artifact_quota;
   int64_t lease_ttl_ms = 0;
   int64_t heartbeat_ms = 0;
   std::string lease_expires_at;  // informational: deadlines come from lease_ttl_ms

@@ -16,7 +16,7 @@ constexpr std::array<std::pair<RefusalReason, std::string_view>, 4> kReasons{{
     {RefusalReason::kNotStarted, "not_started"},
 }};
 
-constexpr std::array<std::pair<FailClass, std::string_view>, 9> kClasses{{
+constexpr std::array<std::pair<FailClass, std::string_view>, 10> kClasses{{
     {FailClass::kRetryable, "retryable"},
     {FailClass::kTimeout, "timeout"},
     {FailClass::kCancelled, "cancelled"},
@@ -26,6 +26,7 @@ constexpr std::array<std::pair<FailClass, std::string_view>, 9> kClasses{{
     {FailClass::kFatal, "fatal"},
     {FailClass::kUnservable, "unservable"},
     {FailClass::kPreempted, "preempted"},
+    {FailClass::kStorageFull, "storage_full"},
 }};
 
 constexpr std::array<std::pair<Delivery, std::string_view>, 2> kDeliveries{{
@@ -77,7 +78,8 @@ std::optional<RefusalReason> ParseRefusalReason(std::string_view name) {
 std::string_view FailClassName(FailClass cls) { return NameOf(kClasses, cls); }
 std::optional<FailClass> ParseFailClass(std::string_view name) { return ValueOf(kClasses, name); }
 bool SpendsBudget(FailClass c) {
-  return c != FailClass::kFatal && c != FailClass::kUnservable && c != FailClass::kPreempted;
+  return c != FailClass::kFatal && c != FailClass::kUnservable && c != FailClass::kPreempted &&
+         c != FailClass::kStorageFull;
 }
 std::string_view DeliveryName(Delivery delivery) { return NameOf(kDeliveries, delivery); }
 std::optional<Delivery> ParseDelivery(std::string_view name) { return ValueOf(kDeliveries, name); }

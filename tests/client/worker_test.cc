@@ -227,7 +227,10 @@ TEST(WorkerRules, BadInputChecksumFailsAndTheBodyNeverRuns) {
 }
 
 TEST(WorkerRules, UploadErrorFailsAndNeverCompletes) {
-  for (int status : {500, 400}) {
+  // 500 retried then retryable; 400 (the step's name or bytes) invalid_output;
+  // 507 (a full store) retried with its Retry-After, then storage_full, which
+  // spends no attempt.
+  for (int status : {500, 400, 507}) {
     WorkerHarness h(kToken, /*lease_ttl_ms=*/800, /*heartbeat_ms=*/100);
     h.coordinator().SetIntercept([status](const RecordedRequest& r) -> std::optional<Reply> {
       if (CallOf(r) == "artifacts") return Reply::Json(status, R"({"error":"x","message":"storage full"})");
@@ -245,10 +248,43 @@ TEST(WorkerRules, UploadErrorFailsAndNeverCompletes) {
     EXPECT_EQ(report->end, LeaseEnd::kFailed) << report->detail;
     auto fail = h.coordinator().FailOf(lease.lease_id);
     ASSERT_TRUE(fail.has_value());
-    EXPECT_EQ(fail->error_class, FailClass::kRetryable);
+    EXPECT_EQ(fail->error_class, status == 500   ? FailClass::kRetryable
+                                 : status == 400 ? FailClass::kInvalidOutput
+                                                 : FailClass::kStorageFull)
+        << status;
     EXPECT_NE(fail->message.find("upload of field.vti failed"), std::string::npos) << fail->message;
     EXPECT_EQ(h.coordinator().CallsFor(lease.lease_id, "complete"), 0u);
-    EXPECT_GE(h.coordinator().CallsFor(lease.lease_id, "artifacts"), status == 500 ? 2u : 1u);
+    EXPECT_GE(h.coordinator().CallsFor(lease.lease_id, "artifacts"), status == 400 ? 1u : 2u);
+  }
+}
+
+// The attack: 1,100 files in artifacts/ were all uploaded before complete was
+// refused, and the lease was left unreported. Past the lease's quota nothing
+// is uploaded and the step fails at once.
+TEST(WorkerRules, ArtifactsPastTheLeasesQuotaFailTheStepBeforeAnyUpload) {
+  for (const ArtifactQuota quota : {ArtifactQuota{2, 0}, ArtifactQuota{1024, 10}}) {
+    WorkerHarness h(kToken, /*lease_ttl_ms=*/800, /*heartbeat_ms=*/100);
+    h.Hold({{"solve", [](StepContext& ctx) {
+               for (const char* name : {"a.bin", "b.bin", "c.bin"}) {
+                 EXPECT_TRUE(ctx.WriteArtifact(name, "12345", "application/octet-stream").ok());
+               }
+               return StepResult::Output(R"({"ok":true})");
+             }}});
+    Lease lease = h.coordinator().MakeLease("solve");
+    lease.artifact_quota = quota;
+    h.coordinator().Offer(lease);
+    h.Start();
+    auto report = h.NextReport();
+    ASSERT_TRUE(report.has_value());
+    auto fail = h.coordinator().FailOf(lease.lease_id);
+    ASSERT_TRUE(fail.has_value()) << report->detail;
+    EXPECT_EQ(fail->error_class, FailClass::kInvalidOutput);
+    EXPECT_NE(fail->message.find(quota.bytes == 0 ? "the step left 3 artifacts; this lease may upload at most 2"
+                                                  : "the step's artifacts hold 15 bytes; this lease may upload at "
+                                                    "most 10"),
+              std::string::npos)
+        << fail->message;
+    EXPECT_EQ(h.coordinator().CallsFor(lease.lease_id, "artifacts"), 0u);
   }
 }
 

@@ -1,6 +1,9 @@
 // Integration: artifacts — streamed upload with SHA-256 check, idempotent
 // replay, coordinator-issued URIs only in `complete`, download, and the
 // artifacts handed to the next step.
+#include <filesystem>
+#include <thread>
+
 #include "coordinator_fixture.h"
 
 namespace scimesh::coordinator::testing {
@@ -145,6 +148,103 @@ TEST_F(Artifacts, UploadIsCheckedLikeAHeartbeat) {
   Reply after = Upload(*w1_, lease_, "late.txt", "one", Sha256("one"));
   EXPECT_EQ(after.status, 409);
   EXPECT_EQ(after.Str("reason"), "already_applied");
+}
+
+// The attack: 1,500 uploads on one lease were all accepted. A lease may
+// upload its quota, told in the lease; past it 413 and nothing is kept.
+class Quota : public Artifacts {
+ protected:
+  CoordinatorProcess::Options ProcessOptions() override {
+    CoordinatorProcess::Options o;
+    o.extra_args = {"--max-artifacts-per-lease", "2", "--max-artifact-bytes-per-lease", "10"};
+    return o;
+  }
+};
+
+TEST_F(Quota, TheLeaseTellsItsQuota) {
+  // `use` needs `make`: read the quota from the lease of a second run's `make`.
+  StartRunOrEmpty("wf");
+  Reply second = w1_->Claim("worker-1", 1, 2000);
+  ASSERT_EQ(second.status, 200) << second.Describe();
+  ASSERT_TRUE(second["leases"].IsArray() && second["leases"].Size() == 1) << second.body;
+  EXPECT_EQ(second["leases"][0]["artifact_quota"]["count"].GetInt64(), 2);
+  EXPECT_EQ(second["leases"][0]["artifact_quota"]["bytes"].GetInt64(), 10);
+}
+
+TEST_F(Quota, PastTheCountOrTheBytesAnUploadIs413AndNothingIsKept) {
+  ASSERT_EQ(Upload(*w1_, lease_, "a.txt", "1234", Sha256("1234")).status, 201);
+  ASSERT_EQ(Upload(*w1_, lease_, "b.txt", "5678", Sha256("5678")).status, 201);
+  EXPECT_EQ(Upload(*w1_, lease_, "a.txt", "1234", Sha256("1234")).status, 200) << "a replay counts once";
+  Reply third = Upload(*w1_, lease_, "c.txt", "9", Sha256("9"));
+  EXPECT_EQ(third.status, 413) << third.Describe();
+  EXPECT_EQ(third.Str("error"), "too_large");
+  EXPECT_NE(third.Str("message").find("artifact quota (2 files, 10 bytes in all)"), std::string::npos) << third.body;
+  EXPECT_EQ(exec_->Get("/v1/api/artifacts/" + Sha256("9")).status, 404);
+}
+
+TEST_F(Quota, PastTheBytesAnUploadIs413) {
+  ASSERT_EQ(Upload(*w1_, lease_, "a.txt", "123456", Sha256("123456")).status, 201);
+  Reply over = Upload(*w1_, lease_, "b.txt", "789012", Sha256("789012"));
+  EXPECT_EQ(over.status, 413) << over.Describe();
+  EXPECT_NE(over.Str("message").find("12 bytes of artifacts would exceed"), std::string::npos) << over.body;
+}
+
+// The attack: a full store answered 500 and the step spent an attempt on it.
+class FullStore : public Artifacts {
+ protected:
+  CoordinatorProcess::Options ProcessOptions() override {
+    CoordinatorProcess::Options o;
+    o.extra_args = {"--max-store-bytes", "10"};
+    return o;
+  }
+};
+
+TEST_F(FullStore, AnUploadPastTheStoreIs507WithRetryAfterAndNothingIsKept) {
+  ASSERT_EQ(Upload(*w1_, lease_, "a.txt", "12345678", Sha256("12345678")).status, 201);
+  Reply full = Upload(*w1_, lease_, "b.txt", "abcdefgh", Sha256("abcdefgh"));
+  EXPECT_EQ(full.status, 507) << full.Describe();
+  EXPECT_EQ(full.Str("error"), "insufficient_storage");
+  EXPECT_FALSE(full.retry_after.empty());
+  EXPECT_EQ(exec_->Get("/v1/api/artifacts/" + Sha256("abcdefgh")).status, 404);
+  // The step's attempt is not spent: requeued, attempt 1 still the only spent one.
+  Reply failed = w1_->Fail(lease_.lease_id, "worker-1", 1, "storage_full", "the artifact store is full");
+  ASSERT_EQ(failed.status, 200) << failed.Describe();
+  EXPECT_TRUE(failed["requeued"].GetBool());
+}
+
+// The attack: nothing was ever deleted. Uploads of an attempt that did not
+// complete go after the grace; a completed step's stay.
+class Collection : public Artifacts {
+ protected:
+  CoordinatorProcess::Options ProcessOptions() override {
+    CoordinatorProcess::Options o;
+    o.extra_args = {"--artifact-grace-ms", "300"};
+    return o;
+  }
+  bool Stored(const std::string& bytes) const {
+    const std::string sha = Sha256(bytes);
+    return std::filesystem::exists(process_->db() + ".artifacts/" + sha.substr(0, 2) + "/" + sha);
+  }
+};
+
+TEST_F(Collection, UploadsOfAFailedAttemptAreDeletedAfterTheGraceAndACompletedStepsStay) {
+  ASSERT_EQ(Upload(*w1_, lease_, "kept.txt", "kept", Sha256("kept")).status, 201);
+  Reply ok = Upload(*w1_, lease_, "kept.txt", "kept", Sha256("kept"));
+  ASSERT_EQ(w1_->Complete(lease_.lease_id, "worker-1", 1, "{}", ArtifactsMember(ok)).status, 200);
+  LeaseRef use = ClaimOne(*w1_, "worker-1");
+  ASSERT_EQ(w1_->Started(use.lease_id, "worker-1", 1).status, 200);
+  ASSERT_EQ(Upload(*w1_, use, "dropped.txt", "dropped", Sha256("dropped")).status, 201);
+  ASSERT_EQ(w1_->Fail(use.lease_id, "worker-1", 1, "fatal", "broken").status, 200);
+  ASSERT_TRUE(Stored("dropped"));
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = !Stored("dropped");
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(gone) << "an upload of a failed attempt outlived its grace by 10 s";
+  EXPECT_EQ(exec_->Get("/v1/api/artifacts/" + Sha256("dropped")).status, 404);
+  EXPECT_TRUE(Stored("kept"));
+  EXPECT_EQ(exec_->Get("/v1/api/artifacts/" + Sha256("kept")).status, 200);
 }
 
 }  // namespace

@@ -5,8 +5,11 @@
 //     coordinator's thread count and RSS growth per held claim;
 //   tricklers: M connections trickling one header byte every 500 ms
 //     (reconnecting when cut) while 8 workers heartbeat their leases every
-//     250 ms: lease-call latencies and whether any lease was lost.
-// Options: --claims N (10000)  --tricklers M (1000)  --probes P (200)
+//     250 ms: lease-call latencies and whether any lease was lost;
+//   flood: the same with the default connection caps, F keyless tricklers
+//     spread over 10 other addresses, then 1,100 from the workers' address.
+// Options: --claims N (10000)  --tricklers M (1000)  --flood F (9000; 0: none)
+//          --probes P (200)
 //          --seconds S (10, the trickle phase)  --binary PATH (another
 //          scimesh-coordinator: the same figures before and after a change)
 #include <sys/resource.h>
@@ -39,6 +42,7 @@ constexpr int kProbeTimeoutMs = 2000;
 struct Options {
   int claims = 10000;
   int tricklers = 1000;
+  int flood = 9000;
   int probes = 200;
   double seconds = 10;
   std::string binary;
@@ -164,24 +168,30 @@ void HeldClaims(const Options& opt) {
   std::fflush(stdout);
 }
 
-void Tricklers(const Options& opt) {
+// Connections trickling a header byte every 500 ms (reconnecting when cut,
+// as an attacker would) from the addresses `from` ("" = 127.0.0.1, the
+// workers' own), while 8 workers heartbeat their leases every 250 ms, each on
+// a fresh connection from 127.0.0.1.
+void Trickle(const Options& opt, int connections, const std::vector<std::string>& from, const std::string& title) {
   constexpr int kWorkers = 8;
   auto p = StartCoordinator(opt, 2000);  // a lease lost after 2 s without a heartbeat (+0.5 s grace)
   std::vector<std::string> leases;
   for (int w = 0; w < kWorkers; ++w) leases.push_back(StartedLease(*p, "steady-" + std::to_string(w)));
   std::atomic<bool> stop{false};
   std::atomic<long> reconnects{0};
+  const std::string head = "POST /v1/api/steps/claim HTTP/1.1\r\nX-Slow: ";
   std::thread trickle([&] {
     std::vector<RawConnection> conns;
-    for (int i = 0; i < opt.tricklers; ++i) {
-      conns.emplace_back(p->port());
-      conns.back().Send("POST /v1/api/steps/claim HTTP/1.1\r\nX-Slow: ");
+    for (int i = 0; i < connections; ++i) {
+      conns.emplace_back(p->port(), from[static_cast<size_t>(i) % from.size()]);
+      conns.back().Send(head);
     }
     while (!stop) {
-      for (auto& c : conns) {
+      for (size_t i = 0; i < conns.size() && !stop; ++i) {
+        RawConnection& c = conns[i];
         if (c.Send("a") && (c.Poll(), !c.closed())) continue;
-        c = RawConnection(p->port());  // cut by the server: come back, as an attacker would
-        c.Send("POST /v1/api/steps/claim HTTP/1.1\r\nX-Slow: ");
+        c = RawConnection(p->port(), from[i % from.size()]);
+        c.Send(head);
         ++reconnects;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -189,15 +199,22 @@ void Tricklers(const Options& opt) {
   });
   std::this_thread::sleep_for(std::chrono::seconds(1));
   std::vector<Probes> per(kWorkers);
+  std::vector<double> longest_gap_ms(kWorkers, 0);
   std::vector<std::thread> workers;
   for (int w = 0; w < kWorkers; ++w) {
     workers.emplace_back([&, w] {
       const std::string worker = "steady-" + std::to_string(w);
       const auto end = Clock::now() + std::chrono::duration<double>(opt.seconds);
+      auto last_ok = Clock::now();
       while (Clock::now() < end) {
         double ms = 0;
         int s = Probe(p->port(), HeartbeatRequest(*p, leases[static_cast<size_t>(w)], worker), &ms);
         per[static_cast<size_t>(w)].Add(ms, s);
+        if (s == 200) {
+          const double gap = std::chrono::duration<double, std::milli>(Clock::now() - last_ok).count();
+          longest_gap_ms[static_cast<size_t>(w)] = std::max(longest_gap_ms[static_cast<size_t>(w)], gap);
+          last_ok = Clock::now();
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(250));
       }
     });
@@ -216,9 +233,15 @@ void Tricklers(const Options& opt) {
   for (int i = 0; i < kWorkers; ++i) {
     lost += w.Complete(leases[static_cast<size_t>(i)], "steady-" + std::to_string(i), 1).status != 200;
   }
-  std::printf("tricklers: %d connections trickling a header byte every 500 ms for %.0f s (%ld cut and reconnected)\n",
-              opt.tricklers, opt.seconds, reconnects.load());
+  std::printf("%s: %d connections trickling a header byte every 500 ms for %.0f s (%ld cut and reconnected)\n",
+              title.c_str(), connections, opt.seconds, reconnects.load());
   all.Print("heartbeats (8 workers)");
+  if (all.not_ok + all.timeouts == static_cast<int>(all.ms.size()) + all.timeouts) {
+    std::printf("  longest time between two answered heartbeats of one worker: none was answered 200\n");
+  } else {
+    std::printf("  longest time between two answered heartbeats of one worker: %.0f ms (sent every 250 ms)\n",
+                *std::max_element(longest_gap_ms.begin(), longest_gap_ms.end()));
+  }
   std::printf("  leases lost (complete refused at the end): %d of %d\n", lost, kWorkers);
   std::fflush(stdout);
 }
@@ -231,6 +254,7 @@ int main(int argc, char** argv) {
     std::string a = argv[i], v = argv[i + 1];
     if (a == "--claims") opt.claims = std::atoi(v.c_str());
     if (a == "--tricklers") opt.tricklers = std::atoi(v.c_str());
+    if (a == "--flood") opt.flood = std::atoi(v.c_str());
     if (a == "--probes") opt.probes = std::atoi(v.c_str());
     if (a == "--seconds") opt.seconds = std::atof(v.c_str());
     if (a == "--binary") opt.binary = v;
@@ -247,6 +271,16 @@ int main(int argc, char** argv) {
   std::printf("scimesh-coordinator front-end benchmark: loopback, %u hardware threads, descriptor limit %ld\n",
               std::thread::hardware_concurrency(), static_cast<long>(rl.rlim_cur));
   if (opt.claims > 0) HeldClaims(opt);
-  if (opt.tricklers > 0) Tricklers(opt);
+  if (opt.tricklers > 0) Trickle(opt, opt.tricklers, {""}, "tricklers");
+  if (opt.flood > 0) {
+    // The attacks on the default caps: keyless tricklers spread over ten
+    // other addresses, then 1,100 from the workers' own address.
+    ::unsetenv("SCIMESH_COORDINATOR_MAX_CONNECTIONS");
+    ::unsetenv("SCIMESH_COORDINATOR_MAX_CONNECTIONS_PER_ADDRESS");
+    std::vector<std::string> ten;
+    for (int i = 2; i < 12; ++i) ten.push_back("127.0.0." + std::to_string(i));
+    Trickle(opt, opt.flood, ten, "flood, default caps, from 10 other addresses");
+    Trickle(opt, 1100, {""}, "flood, default caps, from the workers' own address");
+  }
   return 0;
 }

@@ -46,7 +46,7 @@ class FrontEnd : public CoordinatorTest {
     o.grace_ms = 1000;
     // Tricklers must stay for the whole scenario: the head deadline is not
     // what keeps the server answering here.
-    o.extra_args = {"--head-timeout-ms", "120000"};
+    o.extra_args = {"--head-timeout-ms", "120000", "--unauthenticated-timeout-ms", "120000"};
     return o;
   }
 
@@ -162,6 +162,10 @@ TEST_F(FrontEnd, ALargeUploadStreamsThroughWhileHealthIsAnswered) {
   EXPECT_TRUE(got.body == bytes);
 }
 
+std::string KeyedHealthRequest(const std::string& token) {
+  return "GET /v1/api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token + "\r\n\r\n";
+}
+
 class Caps : public CoordinatorTest {
  protected:
   CoordinatorProcess::Options ProcessOptions() override {
@@ -171,21 +175,17 @@ class Caps : public CoordinatorTest {
   }
 };
 
-TEST_F(Caps, PastThePerAddressCapRequestsAre503WithRetryAfter) {
+// The attack: 1,100 idle connections from one address answered 503 to every
+// worker on that host. Past the cap the address's oldest closes instead.
+TEST_F(Caps, AnAddressFullOfKeylessConnectionsStillLetsAWorkerIn) {
   std::vector<RawConnection> idle;
   for (int i = 0; i < 4; ++i) idle.emplace_back(process_->port());
   std::string response;
-  EXPECT_EQ(RawStatus(process_->port(), HealthRequest(), &response), 503) << response;
-  EXPECT_NE(response.find("Retry-After: "), std::string::npos) << response;
-  EXPECT_NE(response.find("\"error\":\"unavailable\""), std::string::npos) << response;
-  idle.clear();
-  // Below the cap again once they are gone.
-  int status = 0;
-  for (int i = 0; i < 100 && status != 200; ++i) {
-    status = RawStatus(process_->port(), HealthRequest());
-    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  EXPECT_EQ(status, 200);
+  EXPECT_EQ(RawStatus(process_->port(), KeyedHealthRequest(process_->token("w1")), &response), 200) << response;
+  EXPECT_EQ(idle.front().ReadUntilClosed(kAnswerWithinMs), "") << "the oldest keyless connection is closed";
+  EXPECT_TRUE(idle.front().closed());
+  idle.back().Poll();
+  EXPECT_FALSE(idle.back().closed()) << "the newer ones stay";
 }
 
 class TotalCap : public CoordinatorTest {
@@ -197,12 +197,59 @@ class TotalCap : public CoordinatorTest {
   }
 };
 
-TEST_F(TotalCap, PastTheTotalCapRequestsAre503WithRetryAfter) {
-  std::vector<RawConnection> idle;
-  for (int i = 0; i < 16; ++i) idle.emplace_back(process_->port());
+TEST_F(TotalCap, PastTheCapOfKeyedConnectionsRequestsAre503WithRetryAfter) {
+  std::vector<RawConnection> keyed;
+  for (int i = 0; i < 16; ++i) {
+    keyed.emplace_back(process_->port());
+    ASSERT_TRUE(keyed.back().Send(KeyedHealthRequest(process_->token("w1"))));
+    ASSERT_EQ(StatusOf(keyed.back().ReadResponse(kAnswerWithinMs)), 200);  // kept alive, counted
+  }
   std::string response;
-  EXPECT_EQ(RawStatus(process_->port(), HealthRequest(), &response), 503) << response;
+  EXPECT_EQ(RawStatus(process_->port(), KeyedHealthRequest(process_->token("w1")), &response), 503) << response;
   EXPECT_NE(response.find("Retry-After: "), std::string::npos) << response;
+  // The keyless budget is another: its connections neither count nor are counted.
+  EXPECT_EQ(RawStatus(process_->port(), HealthRequest()), 200);
+}
+
+// The attack: 9,000 slow keyless connections over 10 addresses (each under
+// the per-address cap) filled the one cap workers shared; heartbeats got 503.
+class Flood : public FrontEnd {
+ protected:
+  CoordinatorProcess::Options ProcessOptions() override {
+    CoordinatorProcess::Options o = FrontEnd::ProcessOptions();
+    o.extra_args = {"--max-connections", "64", "--max-unauthenticated", "64", "--max-connections-per-address", "16"};
+    return o;
+  }
+};
+
+TEST_F(Flood, KeylessConnectionsFromTenAddressesNeverReachAWorkersHeartbeats) {
+  LeaseRef l = StartedLease();
+  RawConnection kept(process_->port());  // a worker's kept-alive connection
+  ASSERT_TRUE(kept.Send(HeartbeatRequest(process_->token("w1"), l.lease_id, "worker-1")));
+  ASSERT_EQ(StatusOf(kept.ReadResponse(kAnswerWithinMs)), 200);
+  std::vector<RawConnection> flood;
+  int heartbeats = 0;
+  for (int i = 0; i < 300; ++i) {
+    flood.emplace_back(process_->port(), "127.0.0." + std::to_string(2 + i % 10));
+    ASSERT_TRUE(flood.back().ok()) << "cannot connect from 127.0.0." << 2 + i % 10;
+    ASSERT_TRUE(flood.back().Send("GET /v1/api/health HTTP/1.1\r\nX-Slow: "));  // never finished
+    if (i % 30 != 29) continue;
+    // Every 30 keyless connections, a heartbeat on the kept connection and one on a fresh one.
+    ++heartbeats;
+    ASSERT_TRUE(kept.Send(HeartbeatRequest(process_->token("w1"), l.lease_id, "worker-1")));
+    EXPECT_EQ(StatusOf(kept.ReadResponse(kAnswerWithinMs)), 200) << "kept connection, after " << i + 1;
+    std::string response;
+    EXPECT_EQ(RawStatus(process_->port(), HeartbeatRequest(process_->token("w1"), l.lease_id, "worker-1"), &response),
+              200)
+        << "fresh connection, after " << i + 1 << ": " << response;
+  }
+  EXPECT_EQ(heartbeats, 10);
+  int open = 0;
+  for (RawConnection& c : flood) {
+    c.Poll();
+    open += c.closed() ? 0 : 1;
+  }
+  EXPECT_LE(open, 64) << "keyless connections held past their cap";
 }
 
 class Deadlines : public CoordinatorTest {

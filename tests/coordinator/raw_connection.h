@@ -9,8 +9,9 @@ namespace scimesh::coordinator::testing {
 
 class RawConnection {
  public:
-  // Connects (blocking, then non-blocking I/O); ok() says whether it did.
-  explicit RawConnection(int port);
+  // Connects (blocking, then non-blocking I/O) from `from` (a 127.x.y.z
+  // address; default the kernel's choice); ok() says whether it did.
+  explicit RawConnection(int port, const std::string& from = "");
   ~RawConnection();
   RawConnection(RawConnection&& other) noexcept;
   RawConnection& operator=(RawConnection&& other) noexcept;
