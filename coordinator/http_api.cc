@@ -34,6 +34,34 @@ std::optional<std::string> HttpApi::BearerToken(const HttpRequest& req) {
   return header.substr(kBearer.size());
 }
 
+ApiResult<LeaseCaller> HttpApi::IdentifyLeaseCaller(const HttpRequest& req, std::string_view lease_id) {
+  const std::optional<std::string> token = BearerToken(req);
+  if (token && LeaseTokens::LooksLikeOne(*token)) {
+    const auto grant = tokens_.Verify(*token);
+    if (!grant || grant->lease_id != lease_id) {
+      audit_.RecordAuthFailure(req.remote_addr, req.method, req.path);
+      return ApiError::Unauthorized("a lease token is valid only for its own lease's calls");
+    }
+    LeaseCaller caller;
+    caller.lease_token_attempt = grant->attempt;
+    return caller;
+  }
+  auto key = IdentifyCaller(req, kScopeWorker);
+  if (!key.ok()) return key.error();
+  LeaseCaller caller;
+  caller.key_name = key.value().name;
+  caller.admin = key.value().admin();
+  return caller;
+}
+
+std::optional<LeaseCaller> HttpApi::AuthorizeLeaseCall(const HttpRequest& req, HttpResponse& res,
+                                                       std::string_view lease_id, bool body_unread) {
+  auto caller = IdentifyLeaseCaller(req, lease_id);
+  if (caller.ok()) return caller.value();
+  body_unread ? RefuseUnread(res, caller.error()) : ReplyError(res, caller.error());
+  return std::nullopt;
+}
+
 ApiResult<KeyIdentity> HttpApi::IdentifyCaller(const HttpRequest& req, unsigned scopes) {
   const std::optional<std::string> token = BearerToken(req);
   if (!token) {
@@ -133,7 +161,8 @@ void HttpApi::Install(HttpServer& server) {
   // connections without one (scopes are checked by each route).
   server.AuthenticateConnectionsWith([this](const HttpRequest& req) {
     const std::optional<std::string> token = BearerToken(req);
-    return token && keys_.Identify(*token).has_value();
+    if (!token) return false;
+    return LeaseTokens::LooksLikeOne(*token) ? tokens_.Verify(*token).has_value() : keys_.Identify(*token).has_value();
   });
   server.Route("GET", "/v1/api/health", Lane::kInline,
                [](const HttpRequest&, HttpResponse& res, const ContentReader&) { ReplyJson(res, 200, R"({"status":"ok"})"); });

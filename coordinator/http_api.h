@@ -15,6 +15,7 @@
 #include "coordinator/http_message.h"
 #include "coordinator/http_server.h"
 #include "coordinator/keys.h"
+#include "coordinator/lease_tokens.h"
 #include "coordinator/ledger.h"
 
 namespace scimesh::coordinator {
@@ -28,8 +29,9 @@ struct ApiLimits {
 class HttpApi {
  public:
   // Borrows everything; all must outlive the server the routes go on.
-  HttpApi(Ledger& ledger, KeyRing& keys, ArtifactStore& artifacts, AuditLog& audit, ApiLimits limits)
-      : ledger_(ledger), keys_(keys), artifacts_(artifacts), audit_(audit), limits_(limits) {}
+  HttpApi(Ledger& ledger, KeyRing& keys, const LeaseTokens& tokens, ArtifactStore& artifacts, AuditLog& audit,
+          ApiLimits limits)
+      : ledger_(ledger), keys_(keys), tokens_(tokens), artifacts_(artifacts), audit_(audit), limits_(limits) {}
 
   // Adds every route to `server`.
   void Install(HttpServer& server);
@@ -51,6 +53,11 @@ class HttpApi {
   static constexpr size_t kDrainCap = 16u << 20;
   Body ReadBody(const HttpRequest& req, const ContentReader& reader, size_t limit);
 
+  // A lease call's caller: the worker key's, or that lease's own token (any
+  // other lease's is a 401), else the 401/403.
+  ApiResult<LeaseCaller> IdentifyLeaseCaller(const HttpRequest& req, std::string_view lease_id);
+  std::optional<LeaseCaller> AuthorizeLeaseCall(const HttpRequest& req, HttpResponse& res, std::string_view lease_id,
+                                                bool body_unread);
   // The token of an `Authorization: Bearer` header (at most 1 KiB), if any.
   static std::optional<std::string> BearerToken(const HttpRequest& req);
   // The caller's key if it holds one of `scopes`, else the 401/403.
@@ -75,6 +82,7 @@ class HttpApi {
 
   Ledger& ledger_;
   KeyRing& keys_;
+  const LeaseTokens& tokens_;
   ArtifactStore& artifacts_;
   AuditLog& audit_;
   ApiLimits limits_;

@@ -37,10 +37,9 @@ void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
     drained.unread() ? RefuseUnread(res, e) : ReplyError(res, e);
   };
   if (!HasBodyFraming(req)) return RefuseUnread(res, ApiError::LengthRequired());
-  auto key_or = IdentifyCaller(req, kScopeWorker);
-  if (!key_or.ok()) return refuse(key_or.error());
-  const KeyIdentity& key = key_or.value();
   const std::string lease_id = req.matches[1];
+  auto who = IdentifyLeaseCaller(req, lease_id);
+  if (!who.ok()) return refuse(who.error());
   const std::string name = req.matches[2];
   if (!CheckLeaseId(lease_id, "lease_id").ok()) return refuse(ApiError::NotFound("no lease " + lease_id));
   if (!CheckArtifactName(name, "name").ok()) {
@@ -51,8 +50,8 @@ void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
   std::string media_type = req.get_header_value("Content-Type");
   if (media_type.empty()) media_type = "application/octet-stream";
   if (!IsMediaType(media_type)) return refuse(ApiError::BadRequest("Content-Type", "is not a media type"));
-  auto who = ParseArtifactQuery(Param(req, "worker_id"), Param(req, "attempt"));
-  if (!who.ok()) return refuse(who.error());
+  auto query = ParseArtifactQuery(Param(req, "worker_id"), Param(req, "attempt"));
+  if (!query.ok()) return refuse(query.error());
   const std::string too_large = "the artifact is larger than " + std::to_string(limits_.max_artifact) + " bytes";
   int64_t declared_size = -1;
   if (req.has_header("Content-Length")) {
@@ -63,7 +62,9 @@ void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
     declared_size = std::stoll("0" + declared);
   }
 
-  LeaseCaller caller{key.name, key.admin(), who.value().worker_id, who.value().attempt};
+  LeaseCaller caller = who.value();
+  caller.worker_id = query.value().worker_id;
+  caller.attempt = query.value().attempt;
   // The lease checks first, so a fenced worker's bytes are never stored.
   auto checked = ledger_.CheckUpload(lease_id, caller, name, sha256, declared_size);
   if (!checked.ok()) return refuse(checked.error());

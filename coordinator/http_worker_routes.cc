@@ -55,7 +55,9 @@ void HttpApi::Claim(const HttpRequest& req, HttpResponse& res, const ContentRead
       return true;
     }
     if (reply.value().leases.empty() && Clock::now() < until) return false;
-    ReplyJson(r, 200, ToJson(reply.value()));
+    ClaimReply claimed = std::move(reply).value();
+    for (Lease& l : claimed.leases) l.lease_token = tokens_.Issue(l.lease_id, l.attempt);
+    ReplyJson(r, 200, ToJson(claimed));
     return true;
   });
 }
@@ -63,16 +65,14 @@ void HttpApi::Claim(const HttpRequest& req, HttpResponse& res, const ContentRead
 void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse& res,
                         const ContentReader& reader) {
   Body raw = ReadBody(req, reader, limits_.max_body);
-  auto key = Authorize(req, res, kScopeWorker, raw.unread());
-  if (!key) return;
   const std::string lease_id = req.matches[1];
+  auto who = AuthorizeLeaseCall(req, res, lease_id, raw.unread());
+  if (!who) return;
   auto body = BodyText(res, raw);
   if (!body) return;
   if (!CheckLeaseId(lease_id, "lease_id").ok()) return ReplyError(res, ApiError::NotFound("no lease " + lease_id));
 
-  LeaseCaller caller;
-  caller.key_name = key->name;
-  caller.admin = key->admin();
+  LeaseCaller caller = *who;
   switch (call) {
     case LeaseCall::kStarted: {
       auto p = ReadStartedRequest(*body);

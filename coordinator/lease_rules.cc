@@ -31,7 +31,10 @@ std::string_view Name(Verdict v) {
 
 Verdict DecideLeaseCall(const LeaseFacts& lease, const LeaseCaller& caller, LeaseCall call) {
   // 2. claimed with another key, and the caller is not admin.
-  if (!caller.admin && caller.key_name != lease.key_name) return Verdict::kForbidden;
+  // A lease token stands for the key that claimed the lease (it was issued
+  // for exactly this lease and attempt).
+  const bool by_token = caller.lease_token_attempt > 0 && caller.lease_token_attempt == lease.attempt;
+  if (!caller.admin && !by_token && caller.key_name != lease.key_name) return Verdict::kForbidden;
   // 3. not the owner.
   if (caller.worker_id != lease.worker_id || caller.attempt != lease.attempt) return Verdict::kFenced;
   // 4. an outcome was already recorded (every lease call counts).

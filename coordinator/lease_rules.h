@@ -32,10 +32,11 @@ struct LeaseFacts {
 
 // Who calls, and what they claim to hold.
 struct LeaseCaller {
-  std::string key_name;
+  std::string key_name;  // empty when the caller holds the lease's token instead
   bool admin = false;
   std::string worker_id;
   int64_t attempt = 0;
+  int64_t lease_token_attempt = 0;  // >0: authenticated by the lease token of this attempt
 };
 
 // The outcome of the checks, in the order of docs/protocol.md "Refusals"

@@ -44,6 +44,7 @@ struct Lease {
   int64_t walltime_s = 0;
   std::vector<InputArtifact> input_artifacts;
   ArtifactQuota artifact_quota;
+  std::string lease_token;  // set by the HTTP layer, which holds the secret
   int64_t lease_ttl_ms = 0;
   int64_t heartbeat_ms = 0;
   int64_t expires_at_ms = 0;

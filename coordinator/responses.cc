@@ -40,6 +40,7 @@ scimesh::Lease WireLease(const Lease& l) {
         scimesh::InputArtifact{a.step_id, a.ref.name, a.ref.uri, a.ref.sha256, a.ref.size, a.ref.media_type});
   }
   w.artifact_quota = l.artifact_quota;
+  w.lease_token = l.lease_token;
   w.lease_ttl_ms = l.lease_ttl_ms;
   w.heartbeat_ms = l.heartbeat_ms;
   w.lease_expires_at = FormatWireTime(l.expires_at_ms);

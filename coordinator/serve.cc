@@ -194,7 +194,9 @@ int RunServe(const ServeConfig& config) {
   limits.max_body = static_cast<size_t>(config.max_body);
   limits.max_artifact = config.max_artifact;
   limits.max_claim_hold_ms = config.request_timeout_ms * 4 / 5;
-  HttpApi api(**ledger, **keys, **artifacts, **audit, limits);
+  auto tokens = LeaseTokens::Open(config.db + ".lease-secret");
+  if (!tokens.ok()) return Fail(tokens.status().WithContext(config.db + ".lease-secret"));
+  HttpApi api(**ledger, **keys, *tokens, **artifacts, **audit, limits);
   api.Install(server);
   // One debug line per request: method, path (ids only), status and the peer,
   // so an operator (or a test) can see which connection made which call.

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "protocol/child_process.h"
+#include "protocol/token.h"
 #include "protocol/unique_fd.h"
 
 namespace scimesh::launcher {
@@ -26,6 +27,7 @@ Result<std::string> CommandOutput(const std::vector<std::string>& argv, std::chr
 
   ChildSpec spec;
   spec.argv = argv;
+  spec.unset = [](std::string_view name) { return IsTokenVariable(name); };  // sinfo, scontrol: no key
   spec.stdout_fd = out_w.get();
   spec.stderr_fd = err_w.get();
   auto pid = SpawnChild(spec);

@@ -164,8 +164,13 @@ std::optional<StepResult> LaunchedStep::Prepare(bool direct) {
 
 SpawnSpec LaunchedStep::spawn_spec() const {
   const std::string& dir = launch_.attempt_dir;
+  // With a lease token (in lease.json) no process of the step needs the key:
+  // srun and mpirun do not get it either, so no step reads it from their
+  // /proc/PID/environ. Without one (a coordinator that issues none) rank 0
+  // takes the lease over with the key, as before.
+  const bool keyless = plan_.keyless || !ctx_.lease().lease_token.empty();
   return {plan_.argv, plan_.env, dir, dir + "/" + kStepOutFileName, dir + "/" + kStepErrFileName, plan_.pin,
-          plan_.keyless};
+          keyless};
 }
 
 WatchParams LaunchedStep::watch_params() const {

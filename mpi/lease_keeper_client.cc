@@ -75,8 +75,14 @@ Result<std::unique_ptr<LeaseKeeper>> TakeOverLease(const std::string& attempt_di
   ClientOptions options;
   options.coordinator_url = url;
   options.allow_insecure_http = EnvOr("SCIMESH_ALLOW_INSECURE_HTTP", "") == "1";
-  SCIMESH_ASSIGN_OR_RETURN(options.token, LoadTokenFromEnvironment());
-  // This process holds the key now: keep it out of core dumps and ptrace.
+  // The lease's own token, from lease.json; the worker key from the
+  // environment only when the coordinator issued none.
+  if (!file.lease.lease_token.empty()) {
+    options.token = Token(file.lease.lease_token);
+  } else {
+    SCIMESH_ASSIGN_OR_RETURN(options.token, LoadTokenFromEnvironment());
+  }
+  // This process holds a credential now: keep it out of core dumps and ptrace.
   SCIMESH_RETURN_IF_ERROR(ProtectKeyHolder());
   SCIMESH_ASSIGN_OR_RETURN(std::unique_ptr<Client> client, Client::Create(options));
 

@@ -112,8 +112,13 @@ void ReportEndingIfNeeded(StepSession& s, const PluginConfig& config, std::chron
     LogError("lease " + lease_id + " not reported: SCIMESH_WORKER_ID missing");
     return;
   }
-  Result<Token> token = Status::NotFound("no SCIMESH_TOKEN_FILE or SCIMESH_TOKEN in the job's environment");
-  if (!s.token_file.empty()) {
+  // The lease's own token (lease.json, read as the job's owner); the worker
+  // key from the job's environment only when the coordinator issued none.
+  Result<Token> token = Status::NotFound("no lease_token in lease.json, and no SCIMESH_TOKEN_FILE or SCIMESH_TOKEN "
+                                         "in the job's environment");
+  if (!s.files->lease().lease_token.empty()) {
+    token = TokenFromText(s.files->lease().lease_token);
+  } else if (!s.token_file.empty()) {
     auto t = ReadOwnedFile(s.token_file, s.owner, 4096, true, "SCIMESH_TOKEN_FILE");
     token = t.ok() ? TokenFromText(t.value()) : Result<Token>(t.status());
   } else if (!s.token_env.empty()) {

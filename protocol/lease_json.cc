@@ -59,6 +59,7 @@ void WriteLease(JsonWriter& w, const Lease& l, std::optional<std::string_view> c
   WriteInt(w, "count", l.artifact_quota.count);
   WriteInt(w, "bytes", l.artifact_quota.bytes);
   w.EndObject();
+  if (!l.lease_token.empty()) WriteString(w, "lease_token", l.lease_token);
   WriteInt(w, "lease_ttl_ms", l.lease_ttl_ms);
   WriteInt(w, "heartbeat_ms", l.heartbeat_ms);
   WriteString(w, "lease_expires_at", l.lease_expires_at);
@@ -131,6 +132,11 @@ Result<Lease> LeaseFrom(const JsonObject& o) {
     SCIMESH_ASSIGN_OR_RETURN(JsonObject q, o.Object("artifact_quota"));
     SCIMESH_ASSIGN_OR_RETURN(l.artifact_quota.count, q.IntIn("count", 0, kMaxWireInt));
     SCIMESH_ASSIGN_OR_RETURN(l.artifact_quota.bytes, q.IntIn("bytes", 0, std::numeric_limits<int64_t>::max()));
+  }
+  SCIMESH_ASSIGN_OR_RETURN(auto lease_token, o.OptStringIn("lease_token", 1, kMaxLeaseTokenBytes));
+  l.lease_token = lease_token.value_or("");
+  for (char c : l.lease_token) {
+    if (c <= 0x20 || c >= 0x7f) return Status::InvalidArgument(o.FieldPath("lease_token") + ": not one word of visible ASCII");
   }
   SCIMESH_ASSIGN_OR_RETURN(l.lease_ttl_ms, o.Int("lease_ttl_ms"));
   SCIMESH_ASSIGN_OR_RETURN(l.heartbeat_ms, o.Int("heartbeat_ms"));

@@ -177,6 +177,10 @@ struct Lease {
   int64_t walltime_s = 0;
   std::vector<InputArtifact> input_artifacts;
   ArtifactQuota artifact_quota;
+  // The credential of this lease and attempt alone (docs/protocol.md, "The
+  // lease token"): what the step's processes use instead of the worker key.
+  // Empty from a coordinator that issues none. A secret: never logged.
+  std::string lease_token;
   int64_t lease_ttl_ms = 0;
   int64_t heartbeat_ms = 0;
   std::string lease_expires_at;  // informational: deadlines come from lease_ttl_ms

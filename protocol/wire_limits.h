@@ -25,6 +25,7 @@ inline constexpr size_t kMaxStepNeeds = 256;          // a step's `needs`
 inline constexpr size_t kMaxStepRetryOn = 16;         // a step's `retry_on`
 inline constexpr size_t kMaxFreeNodes = 4096;         // claim `free.nodes`
 inline constexpr size_t kMaxArtifacts = 1024;         // complete `artifacts`
+inline constexpr size_t kMaxLeaseTokenBytes = 256;    // a lease's `lease_token`
 inline constexpr size_t kMaxUriBytes = 4096;          // an artifact's `uri`
 inline constexpr size_t kMaxMediaTypeBytes = 255;     // an artifact's `media_type`
 inline constexpr size_t kMaxProgressBytes = 4 * 1024;      // heartbeat `progress`, serialized

@@ -110,7 +110,20 @@ Lease FakeCoordinator::MakeLease(const std::string& step_id, Delivery delivery) 
   l.lease_ttl_ms = ttl_ms_;
   l.heartbeat_ms = heartbeat_ms_;
   l.lease_expires_at = "2026-11-29T08:00:30.000Z";
+  l.lease_token = LeaseTokenOf(l.lease_id);
   return l;
+}
+
+std::string FakeCoordinator::LeaseTokenOf(const std::string& lease_id) { return "lt_" + lease_id + "_1_fake"; }
+
+bool FakeCoordinator::Authorized(const RecordedRequest& req) const {
+  const std::string auth = req.Header("authorization");
+  if (auth == "Bearer " + token_) return true;
+  // A lease's token, for that lease's own calls (/v1/api/steps/<lease>/...).
+  const std::string prefix = "/v1/api/steps/";
+  if (req.path.rfind(prefix, 0) != 0) return false;
+  const std::string lease = req.path.substr(prefix.size(), req.path.find('/', prefix.size()) - prefix.size());
+  return lease != "claim" && auth == "Bearer " + LeaseTokenOf(lease);
 }
 
 std::optional<std::string> FakeCoordinator::Outcome(const std::string& lease_id) const {
@@ -158,7 +171,7 @@ Reply FakeCoordinator::Handle(const RecordedRequest& req) {
 }
 
 Reply FakeCoordinator::Default(const RecordedRequest& req) {
-  if (req.Header("authorization") != "Bearer " + token_) return Error(401, "unauthorized", "no or unknown key");
+  if (!Authorized(req)) return Error(401, "unauthorized", "no or unknown key");
   if (req.method == "POST" && req.path == "/v1/api/workers/register") {
     auto r = ParseRegisterRequest(req.body);
     if (!r.ok()) return Error(400, "bad_request", r.status().message());

@@ -40,7 +40,9 @@ class FakeCoordinator {
   // Stores bytes as an artifact; returns its absolute URI.
   std::string AddBlob(const std::string& bytes);
   // A lease for `step_id` of workflow "wf" version "1" with fresh ids.
+  // With a lease_token (LeaseTokenOf) the fake accepts for that lease's own calls.
   Lease MakeLease(const std::string& step_id, Delivery delivery = Delivery::kAtLeastOnce);
+  static std::string LeaseTokenOf(const std::string& lease_id);
 
   // "completed"/"failed" once a complete/fail was recorded for the lease.
   std::optional<std::string> Outcome(const std::string& lease_id) const;
@@ -50,6 +52,7 @@ class FakeCoordinator {
   size_t CallsFor(const std::string& lease_id, const std::string& call) const;
 
  private:
+  bool Authorized(const RecordedRequest& req) const;
   Reply Handle(const RecordedRequest& req);
   Reply Default(const RecordedRequest& req);
 

@@ -68,6 +68,49 @@ TEST_F(Security, ALeaseIsReportedOnlyWithTheKeyThatClaimedItOrAdmin) {
   EXPECT_EQ(RunStatus(run), "completed");
 }
 
+// The attack: a step read the worker key and could then claim other steps,
+// report on other leases and read every artifact. A lease's token is
+// accepted for that lease's own calls and for nothing else.
+TEST_F(Security, ALeaseTokenServesItsOwnLeaseAndNothingElse) {
+  RegisterOrDie(*w1_, "worker-1", Definitions("wf", R"([{"id":"a"},{"id":"b"}])"));
+  std::string run = StartRunOrEmpty("wf");
+  auto leases = Leases(w1_->Claim("worker-1", 2, 0));
+  ASSERT_EQ(leases.size(), 2u);
+  const rapidjson::Value& mine = (*leases[0].json)["leases"][static_cast<rapidjson::SizeType>(leases[0].index)];
+  ASSERT_TRUE(mine.HasMember("lease_token") && mine["lease_token"].IsString());
+  const std::string token = mine["lease_token"].GetString();
+  ApiClient step(process_->port(), token);
+  // Its own lease: started, heartbeat, an upload, complete.
+  EXPECT_EQ(step.Started(leases[0].lease_id, "worker-1", 1).status, 200);
+  EXPECT_EQ(step.Heartbeat(leases[0].lease_id, "worker-1", 1).status, 200);
+  Reply up = step.Put("/v1/api/steps/" + leases[0].lease_id + "/artifacts/out.txt?worker_id=worker-1&attempt=1",
+                      "out", Sha256("out"), "text/plain");
+  EXPECT_EQ(up.status, 201) << up.Describe();
+  // Nothing else: another lease, claim, register, runs, downloads.
+  Reply other = step.Heartbeat(leases[1].lease_id, "worker-1", 1);
+  EXPECT_EQ(other.status, 401);
+  EXPECT_NE(other.Str("message").find("only for its own lease"), std::string::npos) << other.body;
+  EXPECT_EQ(step.Claim("worker-1", 1, 0).status, 401);
+  EXPECT_EQ(step.Post("/v1/api/workers/register", R"({"worker_id":"x","host":"h","version":"1","definitions":[]})")
+                .status,
+            401);
+  EXPECT_EQ(step.Get("/v1/api/runs/" + run).status, 401);
+  EXPECT_EQ(step.Get("/v1/api/artifacts/" + Sha256("out")).status, 401);
+  // A forged one: another lease's id under this MAC, or a changed MAC.
+  std::string forged = token;
+  forged.replace(3, leases[0].lease_id.size(), leases[1].lease_id);
+  EXPECT_EQ(ApiClient(process_->port(), forged).Heartbeat(leases[1].lease_id, "worker-1", 1).status, 401);
+  std::string flipped = token;
+  flipped.back() = flipped.back() == '0' ? '1' : '0';
+  EXPECT_EQ(ApiClient(process_->port(), flipped).Heartbeat(leases[0].lease_id, "worker-1", 1).status, 401);
+  // The body's worker and attempt are still checked.
+  EXPECT_EQ(step.Heartbeat(leases[0].lease_id, "worker-2", 1).Str("reason"), "fenced");
+  EXPECT_EQ(step.Complete(leases[0].lease_id, "worker-1", 1).status, 200);
+  EXPECT_EQ(step.Complete(leases[0].lease_id, "worker-1", 1).Str("reason"), "already_applied");
+  // The token is never logged.
+  EXPECT_EQ(process_->log().find(token.substr(token.rfind('_') + 1)), std::string::npos);
+}
+
 TEST_F(Security, ReadsOfRunsAreAuditedAndWorkerCallsAreNot) {
   RegisterOrDie(*w1_, "worker-1", Definitions("wf", OneStep()));
   std::string run = StartRunOrEmpty("wf");

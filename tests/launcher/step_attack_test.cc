@@ -175,6 +175,39 @@ TEST_F(StepAttackTest, TheStepsProgramHoldsNoKey) {
   }
 }
 
+// The attack: a 2-rank step read the worker key from /proc/<mpirun>/environ.
+// With a lease token, srun (here its stand-in) and every rank get no key:
+// rank 0 heartbeats with the lease's own token from lease.json.
+TEST_F(StepAttackTest, NoProcessOfTheStepHoldsTheKeyRank0UsesTheLeaseToken) {
+  Lease lease = fake_.MakeLease("lease-token");
+  ASSERT_FALSE(lease.lease_token.empty());
+  LeaseReport r = Run(lease, {"/bin/sh", "-c", "sleep 0.5; echo '{\"ok\":1}' > output.json"},
+                      Wrapper("env > srun-env.txt"));
+  ASSERT_EQ(r.end, LeaseEnd::kCompleted) << r.detail;
+  std::ifstream env(AttemptDir(lease) + "/srun-env.txt");
+  std::string text((std::istreambuf_iterator<char>(env)), {});
+  ASSERT_NE(text.find("SCIMESH_ATTEMPT_DIR="), std::string::npos) << "the dump did not run";
+  EXPECT_EQ(text.find("SCIMESH_TOKEN"), std::string::npos) << "srun's environment holds the key: " << text;
+  EXPECT_EQ(text.find(kToken), std::string::npos);
+  int by_lease_token = 0;
+  for (const RecordedRequest& q : fake_.server().requests()) {
+    if (q.path == "/v1/api/steps/" + lease.lease_id + "/heartbeat" &&
+        q.Header("authorization") == "Bearer " + lease.lease_token) {
+      ++by_lease_token;
+    }
+  }
+  EXPECT_GT(by_lease_token, 0) << "rank 0 did not heartbeat with the lease token";
+}
+
+// A coordinator that issues no lease token: rank 0 takes the lease over with
+// the key, which then travels in srun's environment as before.
+TEST_F(StepAttackTest, WithoutALeaseTokenRank0TakesTheLeaseOverWithTheKey) {
+  Lease lease = fake_.MakeLease("no-lease-token");
+  lease.lease_token.clear();
+  LeaseReport r = Run(lease, {"/bin/sh", "-c", "echo '{\"ok\":1}' > output.json"}, Wrapper(":"));
+  EXPECT_EQ(r.end, LeaseEnd::kCompleted) << r.detail;
+}
+
 // A single rank on the local backend is forked without scimesh-rank: the
 // launcher itself keeps the key from it and binds it to its cpu.
 TEST_F(StepAttackTest, ADirectlyForkedProgramHoldsNoKeyAndRunsOnItsCpu) {
