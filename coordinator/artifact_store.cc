@@ -102,9 +102,11 @@ Result<std::unique_ptr<ArtifactStore>> ArtifactStore::Open(const std::string& di
     ::closedir(d);
   }
   std::unique_ptr<ArtifactStore> store(new ArtifactStore(dir, max_bytes));
-  int64_t stored = 0;
-  ForEachStored(dir, [&](const std::string&, const struct stat& st) { stored += st.st_size; });
-  store->stored_ = stored;
+  if (max_bytes > 0) {  // a walk of the whole store, for the cap alone
+    int64_t stored = 0;
+    ForEachStored(dir, [&](const std::string&, const struct stat& st) { stored += st.st_size; });
+    store->stored_ = stored;
+  }
   return store;
 }
 

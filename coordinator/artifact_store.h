@@ -46,14 +46,13 @@ class ArtifactStore {
   };
 
   // Opens (creating, mode 0700) `dir` and `dir/tmp`; removes temporaries a
-  // crash left behind and counts the stored bytes. `max_bytes` caps them (0:
-  // only the disk does).
+  // crash left behind. `max_bytes` caps the stored bytes (0: only the disk
+  // does; they are then not counted).
   static Result<std::unique_ptr<ArtifactStore>> Open(const std::string& dir, int64_t max_bytes = 0);
 
   // Whether `more` bytes still fit under max_bytes. Checked per upload, so
   // uploads running at once may together pass the cap by their sizes.
   bool Fits(int64_t more) const { return max_bytes_ <= 0 || stored_.load() + more <= max_bytes_; }
-  int64_t stored_bytes() const { return stored_.load(); }
 
   Result<std::unique_ptr<Incoming>> Begin();
 
@@ -76,7 +75,7 @@ class ArtifactStore {
   ArtifactStore(std::string dir, int64_t max_bytes) : dir_(std::move(dir)), max_bytes_(max_bytes) {}
   std::string dir_;
   const int64_t max_bytes_;
-  std::atomic<int64_t> stored_{0};
+  std::atomic<int64_t> stored_{0};  // counted only with a cap
   std::mutex place_;  // a Commit's rename and a removal, one at a time
 };
 

@@ -30,7 +30,7 @@ Result<AgentChannel> AgentChannel::Spawn(const std::vector<std::string>& argv) {
   UniqueFd socket(sv[0]), theirs(sv[1]);
   ChildSpec spec;
   spec.argv = argv;
-  spec.unset = [](std::string_view name) { return IsTokenVariable(name); };  // an agent never talks to the coordinator
+  spec.unset = IsTokenVariable;  // an agent never talks to the coordinator
   spec.stdin_fd = spec.stdout_fd = theirs.get();
   spec.stderr_fd = STDERR_FILENO;  // the agent's warnings reach the launcher's log
   auto pid = SpawnChild(spec);

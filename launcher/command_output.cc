@@ -27,7 +27,7 @@ Result<std::string> CommandOutput(const std::vector<std::string>& argv, std::chr
 
   ChildSpec spec;
   spec.argv = argv;
-  spec.unset = [](std::string_view name) { return IsTokenVariable(name); };  // sinfo, scontrol: no key
+  spec.unset = IsTokenVariable;  // sinfo, scontrol: no key
   spec.stdout_fd = out_w.get();
   spec.stderr_fd = err_w.get();
   auto pid = SpawnChild(spec);

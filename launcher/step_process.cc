@@ -44,7 +44,7 @@ Result<StepProcess> StepProcess::Spawn(const SpawnSpec& spec) {
   ChildSpec child;
   child.argv = spec.argv;
   child.env = spec.env;
-  if (spec.keyless) child.unset = [](std::string_view name) { return IsTokenVariable(name); };
+  if (spec.keyless) child.unset = IsTokenVariable;
   child.stdout_fd = out.get();
   child.stderr_fd = err.get();
   child.cwd = spec.cwd;

@@ -86,7 +86,7 @@ int Supervise(const RankWrapperOptions& o, const std::string& dir, const LeaseKe
   // and none of this wrapper's own, which are all close-on-exec.
   ChildSpec spec;
   spec.argv = o.argv;
-  spec.unset = [](std::string_view name) { return IsTokenVariable(name); };
+  spec.unset = IsTokenVariable;
   spec.stdin_fd = STDIN_FILENO;
   spec.stdout_fd = STDOUT_FILENO;
   spec.stderr_fd = STDERR_FILENO;
