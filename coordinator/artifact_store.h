@@ -75,7 +75,7 @@ class ArtifactStore {
   ArtifactStore(std::string dir, int64_t max_bytes) : dir_(std::move(dir)), max_bytes_(max_bytes) {}
   std::string dir_;
   const int64_t max_bytes_;
-  std::atomic<int64_t> stored_{0};  // counted only with a cap
+  std::atomic<int64_t> stored_{0};  // the stored bytes; meaningful only with a cap (walked at Open)
   std::mutex place_;  // a Commit's rename and a removal, one at a time
 };
 
