@@ -1,4 +1,6 @@
 // scimesh-rank: runs an unmodified MPI program as one rank of a scimesh step.
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,13 +27,24 @@ void Usage(FILE* out) {
       "\n"
       "Options:\n"
       "  --attempt-dir DIR    the step's attempt directory (default: $SCIMESH_ATTEMPT_DIR)\n"
-      "  --kill-grace SECONDS between SIGTERM and SIGKILL after a lost lease (default 10)\n"
+      "  --kill-grace SECONDS between SIGTERM and SIGKILL after a lost lease (default 10;\n"
+      "                       decimals allowed, e.g. 0.5)\n"
       "  --verbose            report each rank's binding on stderr\n"
       "  -h, --help           this help\n"
       "\n"
       "The worker's token comes from $SCIMESH_TOKEN_FILE or $SCIMESH_TOKEN, never argv,\n"
       "and PROGRAM's environment never holds it; the coordinator is $SCIMESH_URL.\n",
       out);
+}
+
+// Seconds, decimals allowed, 0 to an hour; whole milliseconds are kept.
+bool ParseGrace(const char* text, std::chrono::milliseconds* out) {
+  char* end = nullptr;
+  errno = 0;
+  const double seconds = std::strtod(text, &end);
+  if (errno != 0 || end == text || *end != '\0' || !(seconds >= 0 && seconds <= 3600)) return false;
+  *out = std::chrono::milliseconds(static_cast<long long>(seconds * 1000 + 0.5));
+  return true;
 }
 
 }  // namespace
@@ -51,8 +64,11 @@ int main(int argc, char** argv) {
       } else if (a == "--attempt-dir" && i + 1 < argc) {
         o.attempt_dir = argv[++i];
       } else if (a == "--kill-grace" && i + 1 < argc) {
-        o.kill_grace_s = std::atoi(argv[++i]);
-        if (o.kill_grace_s < 0) o.kill_grace_s = 0;
+        if (!ParseGrace(argv[++i], &o.kill_grace)) {
+          std::fprintf(stderr, "scimesh-rank: --kill-grace needs seconds from 0 to 3600 (e.g. 10 or 0.5), not '%s'\n",
+                       argv[i]);
+          return 2;
+        }
       } else if (a == "--verbose") {
         o.verbose = true;
       } else {

@@ -4,11 +4,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
 #include <ctime>
+#include <optional>
 #include <vector>
 
 #include "mpi/pinning.h"
@@ -114,9 +117,15 @@ int Supervise(const RankWrapperOptions& o, const std::string& dir, const LeaseKe
   }
 
   ChildExit exit;
-  time_t kill_at = 0;
+  std::optional<std::chrono::steady_clock::time_point> kill_at;
   for (;;) {
-    timespec wait = {0, 200 * 1000 * 1000};
+    // Wakes at least every 200 ms, and when the SIGKILL is due.
+    auto step = std::chrono::milliseconds(200);
+    if (kill_at) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*kill_at - std::chrono::steady_clock::now());
+      step = std::clamp(left, std::chrono::milliseconds(1), step);
+    }
+    timespec wait = {0, static_cast<long>(step.count()) * 1000 * 1000};
     int sig = sigtimedwait(&watched, nullptr, &wait);
     if (sig > 0 && sig != SIGCHLD) kill(child, sig);  // forward
     if (auto done = PollChild(child)) {
@@ -124,12 +133,13 @@ int Supervise(const RankWrapperOptions& o, const std::string& dir, const LeaseKe
       break;
     }
     if (keeper && keeper->lost()) {
-      time_t now = time(nullptr);
-      if (kill_at == 0) {
-        Say(0, "lease lost: stopping the program (SIGTERM, then SIGKILL after " + std::to_string(o.kill_grace_s) + " s)");
+      const auto now = std::chrono::steady_clock::now();
+      if (!kill_at) {
+        Say(0, "lease lost: stopping the program (SIGTERM, then SIGKILL after " + std::to_string(o.kill_grace.count()) +
+                   " ms)");
         kill(child, SIGTERM);
-        kill_at = now + o.kill_grace_s;
-      } else if (now >= kill_at) {
+        kill_at = now + o.kill_grace;
+      } else if (now >= *kill_at) {
         kill(child, SIGKILL);
       }
     }

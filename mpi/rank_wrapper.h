@@ -3,6 +3,7 @@
 // on the exit status; the other ranks exec the program so MPI sees it.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,7 @@ namespace scimesh::mpi {
 struct RankWrapperOptions {
   std::string attempt_dir;         // empty: $SCIMESH_ATTEMPT_DIR
   std::vector<std::string> argv;   // the program and its arguments
-  int kill_grace_s = 10;           // SIGTERM -> SIGKILL after a lost lease
+  std::chrono::milliseconds kill_grace{10000};  // SIGTERM -> SIGKILL after a lost lease
   bool verbose = false;
 };
 

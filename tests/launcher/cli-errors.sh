@@ -64,4 +64,10 @@ expect keys-add-worker-no-workflows 1 \
   "$SCIMESH_COORDINATOR_BIN" keys add bob --scope worker --keys "$WORK/keys3" --secret-out "$WORK/bob3.secret"
 [[ ! -e $WORK/keys3 && ! -e $WORK/bob3.secret ]] || fail "a refused keys add left a file behind"
 [[ ! -e $WORK/bob.secret ]] || fail "keys add left a secret behind for a key it did not add"
+# scimesh-rank's grace: decimals are taken, anything else is refused by name.
+for bad in abc -1 10s 7200; do
+  expect "rank-grace-$bad" 2 "scimesh-rank: --kill-grace needs seconds from 0 to 3600 (e.g. 10 or 0.5), not '$bad'" \
+    "$SCIMESH_RANK_BIN" --kill-grace "$bad" -- true
+done
+"$SCIMESH_RANK_BIN" --kill-grace 0.5 -- true || fail "scimesh-rank refused a grace of 0.5 s"
 note "CLI errors: OK"

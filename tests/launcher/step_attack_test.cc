@@ -85,21 +85,21 @@ class Listener {
 
 class StepAttackTest : public ::testing::Test {
  protected:
-  StepAttackTest() : fake_(kToken, /*lease_ttl_ms=*/2000, /*heartbeat_ms=*/100) {
+  explicit StepAttackTest(int heartbeat_ms = 100) : fake_(kToken, /*lease_ttl_ms=*/2000, heartbeat_ms) {
     ::setenv("SCIMESH_TOKEN", kToken, 1);  // the launcher's key, inherited by what it spawns
     ::unsetenv("SCIMESH_TOKEN_FILE");
   }
 
   // Stands in for srun (the slurm backend's launch): drops srun's options,
   // runs `prelude` (shell, in the attempt directory, "$@" = -- argv), then
-  // scimesh-rank with a 1 s kill grace. A single rank on the local backend
+  // scimesh-rank with a 0.2 s kill grace. A single rank on the local backend
   // runs without scimesh-rank, so the wrapper's defences are tested here.
   std::string Wrapper(const std::string& prelude) {
     const std::string path = bin_ / ("fake-srun-" + std::to_string(++wrappers_));
     std::ofstream(path) << "#!/bin/sh\n"
                         << "while [ $# -gt 0 ]; do case \"$1\" in --*) shift ;; *) break ;; esac; done\n"
                         << "rank=$1; shift\n"
-                        << prelude << "\nexec \"$rank\" --kill-grace 1 \"$@\"\n";
+                        << prelude << "\nexec \"$rank\" --kill-grace 0.2 \"$@\"\n";
     ::chmod(path.c_str(), 0755);
     return path;
   }
@@ -117,7 +117,7 @@ class StepAttackTest : public ::testing::Test {
     config.launch.launch.srun = wrapper;
     config.launch.launch.rank_wrapper = SCIMESH_RANK_BIN;
     config.launch.launch.env = {{"SCIMESH_WORKER_ID", "w-attack"}, {"SCIMESH_URL", fake_.url()}};
-    config.launch.kill_grace = std::chrono::milliseconds(1000);
+    config.launch.kill_grace = std::chrono::milliseconds(200);
     config.launch.allocation_ending = std::move(allocation_ending);
     config.launch.allocation_end = allocation_end;
     config.threads = 2;
@@ -328,7 +328,11 @@ void RaceAgainstRefusal(StepAttackTest* t, const std::string& reason, const std:
   (void)t;
 }
 
-class LeaseRaceTest : public StepAttackTest, public ::testing::WithParamInterface<std::tuple<const char*, bool>> {};
+// Heartbeats every 50 ms: a repetition lasts a few beats and the grace.
+class LeaseRaceTest : public StepAttackTest, public ::testing::WithParamInterface<std::tuple<const char*, bool>> {
+ protected:
+  LeaseRaceTest() : StepAttackTest(/*heartbeat_ms=*/50) {}
+};
 
 TEST_P(LeaseRaceTest, NothingIsReportedAfterTheRefusal) {
   const auto [reason, ignores_term] = GetParam();

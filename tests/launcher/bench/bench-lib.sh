@@ -2,6 +2,11 @@
 # and harness_init): time, arithmetic, the results file, and the per-step
 # breakdown of a run read from the launcher's events file and its spool.
 
+# sized SMALL FULL: FULL, or SMALL when the run is CTest's short one
+# (SCIMESH_BENCH_CTEST_SIZE=small, set by tests/launcher/bench/CMakeLists.txt).
+# SCIMESH_BENCH_SIZE=full gives the full size under CTest too.
+sized() { if [[ ${SCIMESH_BENCH_SIZE:-${SCIMESH_BENCH_CTEST_SIZE:-full}} == small ]]; then echo "$1"; else echo "$2"; fi; }
+
 now() { echo "$EPOCHREALTIME"; }
 calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
 record() { echo "$1=$2" >>"$WORK/results.env"; }

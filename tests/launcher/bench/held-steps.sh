@@ -16,16 +16,17 @@
 #
 # Parameters (environment, defaults in brackets):
 #   SCIMESH_BENCH_HELD_STEPS    steps the launcher holds [1000]
-#   SCIMESH_BENCH_SETTLE_S      wait after the last step started (rank 0 take-overs) [10]
-#   SCIMESH_BENCH_QUIET_S       the quiet interval of the idle-CPU figure [20]
+#   SCIMESH_BENCH_SETTLE_S      wait after the last step started (rank 0 take-overs) [10; CTest 3]
+#   SCIMESH_BENCH_QUIET_S       the quiet interval of the idle-CPU figure [20; CTest 5]
+#   SCIMESH_BENCH_SIZE=full     the full defaults under CTest too
 #   SCIMESH_BENCH_TOPOLOGY      hwloc synthetic topology ["pack:2 core:512 pu:1"]
 #   SCIMESH_BENCH_HELD_ARGS     extra scimesh-launch flags (e.g. "--agents no") [none]
 source "$(dirname "$0")/../../lib/harness.sh"
 source "$(dirname "$0")/bench-lib.sh"
 
 HELD_STEPS=${SCIMESH_BENCH_HELD_STEPS:-1000}
-SETTLE_S=${SCIMESH_BENCH_SETTLE_S:-10}
-QUIET_S=${SCIMESH_BENCH_QUIET_S:-20}
+SETTLE_S=${SCIMESH_BENCH_SETTLE_S:-$(sized 3 10)}
+QUIET_S=${SCIMESH_BENCH_QUIET_S:-$(sized 5 20)}
 TOPOLOGY=${SCIMESH_BENCH_TOPOLOGY:-"pack:2 core:512 pu:1"}
 read -ra EXTRA_ARGS <<<"${SCIMESH_BENCH_HELD_ARGS:-}"
 

@@ -11,8 +11,9 @@
 # launcher's exit); the figures go to stdout as a Markdown table.
 #
 # Parameters (environment, defaults in brackets):
-#   SCIMESH_BENCH_CHAIN_STEPS   steps of the dispatch chain [20]
-#   SCIMESH_BENCH_TINY_STEPS    independent tiny steps [40]
+#   SCIMESH_BENCH_CHAIN_STEPS   steps of the dispatch chain [20; CTest 10]
+#   SCIMESH_BENCH_TINY_STEPS    independent tiny steps [40; CTest 20]
+#   SCIMESH_BENCH_SIZE=full     the full defaults under CTest too
 #   SCIMESH_BENCH_TINY_SLEEP    seconds each tiny step sleeps [0.2]
 #   SCIMESH_BENCH_MIXED         mixed workload, "NODES:RANKS_PER_NODE:SECONDS" items, queue order
 #   SCIMESH_BENCH_AGENT_MODES   the launcher's --agents values to run ["yes no" when
@@ -20,8 +21,8 @@
 source "$(dirname "$0")/../../lib/harness.sh"
 source "$(dirname "$0")/bench-lib.sh"
 
-CHAIN_STEPS=${SCIMESH_BENCH_CHAIN_STEPS:-20}
-TINY_STEPS=${SCIMESH_BENCH_TINY_STEPS:-40}
+CHAIN_STEPS=${SCIMESH_BENCH_CHAIN_STEPS:-$(sized 10 20)}
+TINY_STEPS=${SCIMESH_BENCH_TINY_STEPS:-$(sized 20 40)}
 TINY_SLEEP=${SCIMESH_BENCH_TINY_SLEEP:-0.2}
 # The 2-node steps come first: see "Known launcher limits" in docs/performance.md
 # (a 2-node step offered in one claim after 1-cpu steps cannot be placed).
