@@ -30,6 +30,7 @@ Result<std::string> CommandOutput(const std::vector<std::string>& argv, std::chr
   spec.unset = IsTokenVariable;  // sinfo, scontrol: no key
   spec.stdout_fd = out_w.get();
   spec.stderr_fd = err_w.get();
+  spec.own_group = true;  // a deadline kills what the command started too
   auto pid = SpawnChild(spec);
   if (!pid.ok()) return Status::Unavailable(pid.status().message());
   out_w.Reset();
@@ -64,12 +65,12 @@ Result<std::string> CommandOutput(const std::vector<std::string>& argv, std::chr
     }
     if (too_long) break;
   }
-  if (timed_out || too_long) kill(*pid, SIGKILL);
-  const ChildExit exit = WaitChild(*pid).value_or(ChildExit{true, SIGKILL});
-  if (timed_out) {
-    return Status::Timeout(program + ": no answer within " + std::to_string(timeout.count()) + " ms");
+  if (timed_out || too_long) {
+    KillGroupAndReap(*pid);
+    if (timed_out) return Status::Timeout(program + ": no answer within " + std::to_string(timeout.count()) + " ms");
+    return Status::InvalidArgument(program + ": more than " + std::to_string(max_bytes) + " bytes of output");
   }
-  if (too_long) return Status::InvalidArgument(program + ": more than " + std::to_string(max_bytes) + " bytes of output");
+  const ChildExit exit = WaitChild(*pid).value_or(ChildExit{true, SIGKILL});
   if (exit.signaled || exit.code != 0) {
     std::string first = err.substr(0, err.find('\n')).substr(0, 200);
     std::string how = exit.signaled ? "killed by signal " + std::to_string(exit.code) : "exited " + std::to_string(exit.code);

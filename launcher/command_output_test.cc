@@ -1,7 +1,16 @@
 // Unit tests for running a short command and reading its output.
 #include "launcher/command_output.h"
 
+#include <sys/types.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+
 #include <gtest/gtest.h>
+
+#include "protocol/test_dir.h"
 
 namespace scimesh::launcher {
 namespace {
@@ -26,9 +35,37 @@ TEST(CommandOutputTest, MissingProgramFails) {
   EXPECT_FALSE(CommandOutput({}, milliseconds(10)).ok());
 }
 
-TEST(CommandOutputTest, ACommandThatHangsIsKilledAtTheDeadline) {
-  auto out = CommandOutput({"sleep", "30"}, milliseconds(200));
+// True once `pid` has ended (gone, or a zombie waiting for init).
+bool Ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), {});
+  if (text.empty()) return true;
+  const size_t paren = text.rfind(')');
+  return paren != std::string::npos && text.compare(paren + 2, 1, "Z") == 0;
+}
+
+pid_t ReadPid(const std::string& path) {
+  std::ifstream in(path);
+  pid_t pid = 0;
+  in >> pid;
+  return pid;
+}
+
+// The command and what it started in the background are both killed.
+TEST(CommandOutputTest, ACommandThatHangsIsKilledAtTheDeadlineWithWhatItStarted) {
+  TestDir dir;
+  const std::string shell_pid = dir.path() + "/shell.pid", sleeper_pid = dir.path() + "/sleeper.pid";
+  const auto started = std::chrono::steady_clock::now();
+  auto out = CommandOutput(
+      {"sh", "-c", "echo $$ > " + shell_pid + "; sleep 30 & echo $! > " + sleeper_pid + "; wait"}, milliseconds(300));
   EXPECT_EQ(out.status().code(), Code::kTimeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  const pid_t shell = ReadPid(shell_pid), sleeper = ReadPid(sleeper_pid);
+  ASSERT_GT(shell, 0);
+  ASSERT_GT(sleeper, 0);
+  EXPECT_TRUE(Ended(shell)) << "the command itself still runs";
+  for (int i = 0; i < 100 && !Ended(sleeper); ++i) std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_TRUE(Ended(sleeper)) << "the command's background child still runs";
 }
 
 TEST(CommandOutputTest, TooMuchOutputIsRefused) {

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "protocol/lease_file.h"
-#include "protocol/lease_state.h"
+#include "protocol/lease_state.h"  // ReadLeaseStateAt: the FIFO case
 #include "protocol/placement_file.h"
 #include "protocol/test_dir.h"
 #include "protocol/test_lease.h"
@@ -147,32 +147,6 @@ TEST(PlacementFileTest, RoundTripsAndRefusesBadEntries) {
   EXPECT_EQ(back->Find(7), nullptr);
   EXPECT_FALSE(ParsePlacementFile(R"({"ranks":[{"rank":0,"cpus":[-1]}]})").ok());
   EXPECT_FALSE(ParsePlacementFile(R"({"ranks":[{"cpus":[1]}]})").ok());
-}
-
-TEST(LeaseStateRules, DeadlineCountsOnlyOnTheHostThatMeasuredIt) {
-  LeaseState s;
-  s.host = "n1";
-  s.deadline_mono_ms = 5000;
-  ASSERT_TRUE(DeadlineOnHost(s, "n1").has_value());
-  EXPECT_EQ(DeadlineOnHost(s, "n1")->at(), MonoTime(std::chrono::milliseconds(5000)));
-  EXPECT_FALSE(DeadlineOnHost(s, "n2").has_value());
-  s.deadline_mono_ms = 0;
-  EXPECT_FALSE(DeadlineOnHost(s, "n1").has_value());
-}
-
-TEST(LeaseStateRules, TakeOverAndHandBack) {
-  LeaseState s;
-  s.holder = LeaseHolder::kRank0;
-  s.seq = 7;
-  EXPECT_TRUE(HeldBy(s, LeaseHolder::kRank0));
-  EXPECT_FALSE(HeldBy(s, LeaseHolder::kWorker));
-  LeaseState back = HandedBack(s, LeaseHolder::kWorker, 42);
-  EXPECT_TRUE(HeldBy(back, LeaseHolder::kWorker));
-  EXPECT_EQ(back.seq, 8);
-  EXPECT_EQ(back.pid, 42);
-  s.state = LeaseHold::kLost;
-  EXPECT_FALSE(HeldBy(s, LeaseHolder::kRank0));
-  EXPECT_FALSE(ParseLeaseHolder("root").has_value());
 }
 
 }  // namespace

@@ -92,5 +92,31 @@ TEST(LeaseStateFile, AReplacedSymlinkIsNotFollowed) {
   EXPECT_TRUE(ReadLeaseState(dir / "lease.state").ok());
 }
 
+TEST(LeaseStateRules, DeadlineCountsOnlyOnTheHostThatMeasuredIt) {
+  LeaseState s;
+  s.host = "n1";
+  s.deadline_mono_ms = 5000;
+  ASSERT_TRUE(DeadlineOnHost(s, "n1").has_value());
+  EXPECT_EQ(DeadlineOnHost(s, "n1")->at(), MonoTime(std::chrono::milliseconds(5000)));
+  EXPECT_FALSE(DeadlineOnHost(s, "n2").has_value());
+  s.deadline_mono_ms = 0;
+  EXPECT_FALSE(DeadlineOnHost(s, "n1").has_value());
+}
+
+TEST(LeaseStateRules, TakeOverAndHandBack) {
+  LeaseState s;
+  s.holder = LeaseHolder::kRank0;
+  s.seq = 7;
+  EXPECT_TRUE(HeldBy(s, LeaseHolder::kRank0));
+  EXPECT_FALSE(HeldBy(s, LeaseHolder::kWorker));
+  LeaseState back = HandedBack(s, LeaseHolder::kWorker, 42);
+  EXPECT_TRUE(HeldBy(back, LeaseHolder::kWorker));
+  EXPECT_EQ(back.seq, 8);
+  EXPECT_EQ(back.pid, 42);
+  s.state = LeaseHold::kLost;
+  EXPECT_FALSE(HeldBy(s, LeaseHolder::kRank0));
+  EXPECT_FALSE(ParseLeaseHolder("root").has_value());
+}
+
 }  // namespace
 }  // namespace scimesh
