@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/atomic_file.h"
 #include "protocol/unique_fd.h"
 
 namespace scimesh::launcher {
@@ -23,17 +24,6 @@ using Block = std::array<char, kBlock>;
 
 Status Refuse(const std::string& entry, const std::string& why) {
   return Status::InvalidArgument("'" + entry + "': " + why);
-}
-
-Status WriteAll(int fd, const char* data, size_t n) {
-  while (n > 0) {
-    const ssize_t w = ::write(fd, data, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return Status::Io(std::string("cannot write the archive: ") + std::strerror(errno));
-    data += w;
-    n -= static_cast<size_t>(w);
-  }
-  return Status::Ok();
 }
 
 bool ReadBlockAt(int fd, uint64_t offset, Block& b) {
@@ -94,18 +84,18 @@ struct Packer {
     if ((bytes += size) > limits.max_bytes) return Refuse(path, "the directory is over " + std::to_string(limits.max_bytes) + " bytes");
     Block b;
     SCIMESH_RETURN_IF_ERROR(Header(path, '0', size, b));
-    SCIMESH_RETURN_IF_ERROR(WriteAll(out, b.data(), kBlock));
+    SCIMESH_RETURN_IF_ERROR(WriteAll(out, std::string_view(b.data(), kBlock)));
     std::vector<char> buf(1 << 16);
     uint64_t left = size;
     while (left > 0) {
       const ssize_t r = ::read(f.get(), buf.data(), std::min<uint64_t>(buf.size(), left));
       if (r < 0 && errno == EINTR) continue;
       if (r <= 0) return Refuse(path, "changed size while it was packed");
-      SCIMESH_RETURN_IF_ERROR(WriteAll(out, buf.data(), static_cast<size_t>(r)));
+      SCIMESH_RETURN_IF_ERROR(WriteAll(out, std::string_view(buf.data(), static_cast<size_t>(r))));
       left -= static_cast<uint64_t>(r);
     }
     b.fill(0);
-    return WriteAll(out, b.data(), (kBlock - size % kBlock) % kBlock);
+    return WriteAll(out, std::string_view(b.data(), (kBlock - size % kBlock) % kBlock));
   }
 
   Status Walk(int dir_fd, const std::string& prefix) {
@@ -128,7 +118,7 @@ struct Packer {
       } else if (S_ISDIR(st.st_mode)) {
         Block b;
         SCIMESH_RETURN_IF_ERROR(Header(path + "/", '5', 0, b));
-        SCIMESH_RETURN_IF_ERROR(WriteAll(out, b.data(), kBlock));
+        SCIMESH_RETURN_IF_ERROR(WriteAll(out, std::string_view(b.data(), kBlock)));
         UniqueFd sub(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!sub.valid()) return Refuse(path, "cannot be opened as a directory");
         SCIMESH_RETURN_IF_ERROR(Walk(sub.get(), path + "/"));
@@ -213,7 +203,7 @@ Status Extract(int archive_fd, int dest_fd, const Entry& e) {
     const ssize_t r = ::pread(archive_fd, buf.data(), std::min<uint64_t>(buf.size(), e.size - done),
                               static_cast<off_t>(e.data_offset + done));
     if (r <= 0) return Refuse(shown, "cannot be read from the archive");
-    SCIMESH_RETURN_IF_ERROR(WriteAll(f.get(), buf.data(), static_cast<size_t>(r)));
+    SCIMESH_RETURN_IF_ERROR(WriteAll(f.get(), std::string_view(buf.data(), static_cast<size_t>(r))));
     done += static_cast<uint64_t>(r);
   }
   return Status::Ok();
@@ -225,7 +215,7 @@ Status PackDirectory(int dir_fd, int out_fd, const ArchiveLimits& limits) {
   Packer p{out_fd, limits};
   SCIMESH_RETURN_IF_ERROR(p.Walk(dir_fd, ""));
   const std::vector<char> end(2 * kBlock, 0);
-  return WriteAll(out_fd, end.data(), end.size());
+  return WriteAll(out_fd, std::string_view(end.data(), end.size()));
 }
 
 Status UnpackArchive(int archive_fd, int dest_fd, const ArchiveLimits& limits) {

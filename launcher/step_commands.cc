@@ -2,7 +2,6 @@
 #include "launcher/step_commands.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -12,6 +11,7 @@
 #include <utility>
 
 #include "launcher/definitions_fields.h"
+#include "protocol/json_io.h"
 #include "protocol/wire_json.h"
 
 namespace scimesh::launcher {
@@ -101,12 +101,14 @@ Status InFileTerms(const Status& s, bool one_workflow) {
 }  // namespace
 
 Result<StepCommands> StepCommands::Parse(std::string_view json, const std::string& base_dir) {
-  rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError()) {
-    return Status::InvalidArgument("definitions file: invalid JSON at " + LineAndColumn(json, doc.GetErrorOffset()) +
-                                   ": " + rapidjson::GetParseError_En(doc.GetParseError()));
+  std::optional<JsonSyntaxError> syntax;
+  auto file = ParseJson(json, "definitions file", JsonLimits{}, &syntax);
+  if (!file.ok() && syntax) {
+    return Status::InvalidArgument("definitions file: invalid JSON at " + LineAndColumn(json, syntax->offset) + ": " +
+                                   syntax->reason);
   }
+  if (!file.ok()) return Status::InvalidArgument(file.status().message());
+  rapidjson::Document doc = std::move(*file);
   if (!doc.IsObject()) return Status::InvalidArgument("definitions file: must be a JSON object");
   if (Status s = CheckKnownFields(doc); !s.ok()) return Status::InvalidArgument("definitions file: " + s.message());
 

@@ -57,7 +57,7 @@ Status ReadArtifacts(int dir_fd, uid_t owner, StepResults* out) {
       continue;
     }
     if (!S_ISREG(st.st_mode)) continue;
-    auto media = ReadAttemptFile(dir->get(), "." + name + ".media-type", owner, kMaxSidecarFileBytes);
+    auto media = ReadAttemptFile(dir->get(), MediaTypeSidecarName(name), owner, kMaxSidecarFileBytes);
     out->artifacts.emplace_back(name, media.ok() ? *media : "application/octet-stream");
   }
   return Status::Ok();

@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "protocol/json_io.h"
+
 namespace scimesh::launcher {
 namespace {
 
@@ -60,11 +62,11 @@ Result<Timeline> ParseEvents(std::string_view jsonl) {
   while (std::getline(in, line)) {
     ++number;
     if (line.empty()) continue;
-    rapidjson::Document d;
-    d.Parse(line.c_str(), line.size());
-    if (d.HasParseError() || !d.IsObject() || !d.HasMember("t") || !d["t"].IsNumber()) {
+    auto parsed = ParseJson(line, "events line");
+    if (!parsed.ok() || !parsed->IsObject() || !parsed->HasMember("t") || !(*parsed)["t"].IsNumber()) {
       return Status::InvalidArgument("events line " + std::to_string(number) + ": not an event object");
     }
+    const rapidjson::Document& d = *parsed;
     double at = d["t"].GetDouble();
     if (first < 0) first = at;
     last = std::max(last, at);

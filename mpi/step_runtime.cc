@@ -9,6 +9,7 @@
 #include "mpi/pinning.h"
 #include "mpi/rank_assignment.h"
 #include "protocol/attempt_files.h"
+#include "protocol/lease_file.h"
 
 namespace scimesh::mpi {
 namespace {
@@ -77,12 +78,12 @@ Result<std::unique_ptr<StepRuntime>> StepRuntime::Begin(MPI_Comm comm, std::stri
   SCIMESH_RETURN_IF_ERROR(BcastString(comm, rank, placement_text));
   SCIMESH_RETURN_IF_ERROR(BcastString(comm, rank, attempt_dir));
 
-  Result<LeaseView> lease = ParseLeaseView(lease_text);
+  Result<LeaseFile> lease = ParseLeaseFile(lease_text);
   if (!lease.ok()) return lease.status();
 
   std::unique_ptr<StepRuntime> rt(new StepRuntime(comm, StepFiles(attempt_dir)));
   rt->rank_ = rank;
-  rt->lease_ = std::move(*lease);
+  rt->lease_ = std::move(lease->lease);
 
   // Pin by global rank: placement.json is written per rank of the whole job.
   int world_rank = rank;

@@ -14,6 +14,7 @@
 #include "mpi/lease_keeper.h"
 #include "mpi/step_files.h"
 #include "protocol/status.h"
+#include "protocol/wire.h"
 
 namespace scimesh::mpi {
 
@@ -53,7 +54,7 @@ class StepRuntime {
   MPI_Comm comm_;
   StepFiles files_;
   int rank_ = 0;
-  LeaseView lease_;
+  Lease lease_;
   std::string pinned_to_;
   std::unique_ptr<LeaseKeeper> keeper_;  // rank 0 only; null when the take-over failed
   std::unique_ptr<CancelFanout> fanout_;

@@ -16,6 +16,7 @@
 #include "plugin/slurm_calls.h"
 #include "plugin/spank_log.h"
 #include "protocol/attempt_files.h"
+#include "protocol/host_name.h"
 #include "protocol/lease_state.h"
 
 namespace scimesh::spank {
@@ -48,12 +49,6 @@ std::string JobEnv(spank_t sp, const char* name) {
   return buf;
 }
 
-std::string Hostname() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return {};
-  return buf;
-}
-
 void StartWatch(StepSession& s, const PluginConfig& config) {
   auto files = OpenLeaseFiles(s.target, s.owner);
   if (!files.ok()) {
@@ -72,7 +67,7 @@ void StartWatch(StepSession& s, const PluginConfig& config) {
   spec.lease_id = lease.lease_id;
   spec.attempt = lease.attempt;
   spec.lease_ttl_ms = lease.lease_ttl_ms;
-  spec.host = Hostname();
+  spec.host = HostName();
   spec.owner = s.owner;
   spec.poll = config.poll;
   spec.grace = config.grace;

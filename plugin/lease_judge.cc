@@ -2,6 +2,7 @@
 #include "plugin/lease_judge.h"
 
 #include "protocol/cancellation.h"
+#include "protocol/clock.h"
 
 namespace scimesh::spank {
 
@@ -47,9 +48,12 @@ Judgement LeaseJudge::Observe(const Result<LeaseState>& read, int64_t now_ms) {
     case LeaseHold::kHeld:
       break;
   }
-  if (s.host == host_) {
-    if (now_ms > s.deadline_mono_ms) {
-      return {Judgement::Action::kCancel, "lease deadline passed " + std::to_string(now_ms - s.deadline_mono_ms) +
+  // The deadline is a CLOCK_MONOTONIC reading: it means something only on
+  // the host that measured it; elsewhere the judge watches for progress.
+  if (const auto deadline = DeadlineOnHost(s, host_)) {
+    const int64_t late_ms = now_ms - MonoMillis(deadline->at());
+    if (late_ms > 0) {
+      return {Judgement::Action::kCancel, "lease deadline passed " + std::to_string(late_ms) +
                                               " ms ago without renewal (holder " + std::string(LeaseHolderName(s.holder)) + ")"};
     }
     return {};

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "protocol/attempt_files.h"
+
 namespace scimesh::spank {
 namespace {
 
@@ -29,33 +31,6 @@ Status CheckOwner(const struct stat& st, JobOwner owner, std::string_view role) 
     return Status::PermissionDenied(std::string(role) + ": not owned by the job's user (refused)");
   }
   return Status::Ok();
-}
-
-Result<std::string> ReadOpened(UniqueFd fd, JobOwner owner, size_t max_bytes, bool private_only,
-                               std::string_view role) {
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return OpenError(role, errno);
-  if (!S_ISREG(st.st_mode)) return Status::InvalidArgument(std::string(role) + ": not a regular file");
-  SCIMESH_RETURN_IF_ERROR(CheckOwner(st, owner, role));
-  if (private_only && (st.st_mode & 077) != 0) {
-    return Status::PermissionDenied(std::string(role) + ": readable by group or others (chmod 600)");
-  }
-  if (static_cast<size_t>(st.st_size) > max_bytes) {
-    return Status::InvalidArgument(std::string(role) + ": larger than " + std::to_string(max_bytes) + " bytes");
-  }
-  std::string text;
-  char buf[8192];
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return OpenError(role, errno);
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-    if (text.size() > max_bytes) {
-      return Status::InvalidArgument(std::string(role) + ": larger than " + std::to_string(max_bytes) + " bytes");
-    }
-  }
-  return text;
 }
 
 }  // namespace
@@ -92,10 +67,7 @@ Result<std::string> ReadOwnedFileAt(int dir_fd, const std::string& name, JobOwne
                                     bool private_only, std::string_view role) {
   OwnerIdentity as_owner(owner);
   if (!as_owner.ok()) return Status::PermissionDenied(std::string(role) + ": cannot take the job user's identity");
-  // O_NONBLOCK: a FIFO planted under the name must not hang the hook.
-  UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-  if (!fd.valid()) return OpenError(role, errno);
-  return ReadOpened(std::move(fd), owner, max_bytes, private_only, role);
+  return ReadAttemptFile(dir_fd, name, owner.uid, max_bytes, ReadRules{private_only, role});
 }
 
 Result<std::string> ReadOwnedFile(const std::string& path, JobOwner owner, size_t max_bytes, bool private_only,

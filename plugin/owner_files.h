@@ -49,9 +49,10 @@ class OwnerIdentity {
 // Opens directory `path` as `owner`; the directory must belong to the owner.
 Result<UniqueFd> OpenOwnedDirectory(const std::string& path, JobOwner owner, std::string_view role);
 
-// Reads `name` in `dir_fd` as `owner`: a regular file of the owner, at most
-// `max_bytes`. With `private_only`, group/other permission bits are refused
-// (for secrets).
+// Reads `name` in `dir_fd` as `owner` with the safe reader
+// (protocol/attempt_files.h ReadAttemptFile): a regular file of the owner, at
+// most `max_bytes`. With `private_only`, group/other permission bits are
+// refused (for secrets).
 Result<std::string> ReadOwnedFileAt(int dir_fd, const std::string& name, JobOwner owner, size_t max_bytes,
                                     bool private_only, std::string_view role);
 

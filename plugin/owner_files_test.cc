@@ -61,7 +61,8 @@ TEST(OwnerFiles, RefusesAFileOfAnotherUser) {
   // Root's own file is not the job owner's (nobody's) file either way.
   auto r = ReadOwnedFile(d / "lease.json", Me(), 100, false, "lease.json");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("not owned"), std::string::npos);
+  EXPECT_EQ(r.status().code(), Code::kPermissionDenied);
+  EXPECT_NE(r.status().message().find("lease.json: owned by uid 65534"), std::string::npos) << r.status().message();
 }
 
 TEST(OwnerFiles, ReadsWithTheOwnersPermissionsNotRoots) {

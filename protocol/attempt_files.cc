@@ -31,16 +31,21 @@ Status OpenError(std::string_view name, int err) {
   }
 }
 
-// Opens and checks everything but the size.
-Result<UniqueFd> OpenChecked(int dir_fd, std::string_view name, uid_t owner, struct stat* st) {
+// Opens and checks everything but the size; messages name the file `shown`.
+Result<UniqueFd> OpenChecked(int dir_fd, std::string_view name, uid_t owner, const ReadRules& rules,
+                             struct stat* st) {
   const std::string n(name);
+  const std::string shown = rules.role.empty() ? Shown(name) : std::string(rules.role);
   UniqueFd fd(::openat(dir_fd, n.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!fd.valid()) return OpenError(name, errno);
-  if (::fstat(fd.get(), st) != 0) return OpenError(name, errno);
-  if (!S_ISREG(st->st_mode)) return Status::InvalidArgument(Shown(name) + ": not a regular file (refused)");
+  if (!fd.valid()) return OpenError(shown, errno);
+  if (::fstat(fd.get(), st) != 0) return OpenError(shown, errno);
+  if (!S_ISREG(st->st_mode)) return Status::InvalidArgument(shown + ": not a regular file (refused)");
   if (st->st_uid != owner) {
-    return Status::PermissionDenied(Shown(name) + ": owned by uid " + std::to_string(st->st_uid) + ", not uid " +
+    return Status::PermissionDenied(shown + ": owned by uid " + std::to_string(st->st_uid) + ", not uid " +
                                     std::to_string(owner) + " (refused)");
+  }
+  if (rules.private_only && (st->st_mode & 077) != 0) {
+    return Status::PermissionDenied(shown + ": readable by group or others (refused; chmod 600 it)");
   }
   return fd;
 }
@@ -62,21 +67,27 @@ Status ReadAll(int fd, std::string_view name, size_t max_bytes, std::string* out
 }  // namespace
 
 Result<std::string> ReadAttemptFile(int dir_fd, std::string_view name, uid_t owner, size_t max_bytes) {
+  return ReadAttemptFile(dir_fd, name, owner, max_bytes, ReadRules{});
+}
+
+Result<std::string> ReadAttemptFile(int dir_fd, std::string_view name, uid_t owner, size_t max_bytes,
+                                    const ReadRules& rules) {
+  const std::string shown = rules.role.empty() ? Shown(name) : std::string(rules.role);
   struct stat st {};
-  SCIMESH_ASSIGN_OR_RETURN(UniqueFd fd, OpenChecked(dir_fd, name, owner, &st));
+  SCIMESH_ASSIGN_OR_RETURN(UniqueFd fd, OpenChecked(dir_fd, name, owner, rules, &st));
   if (static_cast<size_t>(st.st_size) > max_bytes) {
-    return Status::InvalidArgument(Shown(name) + ": larger than " + std::to_string(max_bytes) + " bytes (refused)");
+    return Status::InvalidArgument(shown + ": larger than " + std::to_string(max_bytes) + " bytes (refused)");
   }
   std::string text;
   text.reserve(static_cast<size_t>(st.st_size));
   // The size is checked again while reading: the file may grow meanwhile.
-  SCIMESH_RETURN_IF_ERROR(ReadAll(fd.get(), name, max_bytes, &text));
+  SCIMESH_RETURN_IF_ERROR(ReadAll(fd.get(), shown, max_bytes, &text));
   return text;
 }
 
 Result<std::string> ReadAttemptFileTail(int dir_fd, std::string_view name, uid_t owner, size_t max_bytes) {
   struct stat st {};
-  SCIMESH_ASSIGN_OR_RETURN(UniqueFd fd, OpenChecked(dir_fd, name, owner, &st));
+  SCIMESH_ASSIGN_OR_RETURN(UniqueFd fd, OpenChecked(dir_fd, name, owner, ReadRules{}, &st));
   if (static_cast<size_t>(st.st_size) > max_bytes) {
     ::lseek(fd.get(), static_cast<off_t>(static_cast<size_t>(st.st_size) - max_bytes), SEEK_SET);
   }

@@ -40,6 +40,13 @@ inline constexpr char kFinishOutFileName[] = "finish.out";  // run.finish's outp
 inline constexpr char kFinishErrFileName[] = "finish.err";
 inline constexpr char kArtifactsDirName[] = "artifacts";
 
+// artifacts/.<name>.media-type: an artifact's media type, beside it. The dot
+// keeps it from ever being taken for an artifact (whose names cannot start
+// with '.').
+inline std::string MediaTypeSidecarName(std::string_view artifact) {
+  return "." + std::string(artifact) + ".media-type";
+}
+
 // Size caps: larger files are refused, never read into memory.
 inline constexpr size_t kMaxLeaseFileBytes = size_t{16} << 20;   // the lease carries input and previous outputs
 inline constexpr size_t kMaxStateFileBytes = size_t{64} << 10;
@@ -53,6 +60,16 @@ inline constexpr size_t kMaxStepErrTailBytes = size_t{1} << 20;  // step.err, fo
 // a symlink or a file of another uid; kInvalidArgument for a FIFO, device or
 // directory, or a file over `max_bytes`.
 Result<std::string> ReadAttemptFile(int dir_fd, std::string_view name, uid_t owner, size_t max_bytes);
+
+// What a caller adds to the safe reader's checks.
+struct ReadRules {
+  bool private_only = false;  // refuse group/other permission bits (a secret)
+  std::string_view role;      // names the file in messages (default: its last component)
+};
+
+// ReadAttemptFile with `rules`; kPermissionDenied for a secret others may read.
+Result<std::string> ReadAttemptFile(int dir_fd, std::string_view name, uid_t owner, size_t max_bytes,
+                                    const ReadRules& rules);
 
 // The last `max_bytes` of `name`, with the same checks except the size cap
 // (for logs such as step.err, which may be large).

@@ -131,6 +131,11 @@ bool IsWellFormedUtf8(std::string_view s) {
 }
 
 Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view what, const JsonLimits& limits) {
+  return ParseJson(text, what, limits, nullptr);
+}
+
+Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view what, const JsonLimits& limits,
+                                      std::optional<JsonSyntaxError>* syntax) {
   auto refuse = [&](std::string why) { return Status::InvalidField("", std::move(why)).WithContext(what); };
   // The reader takes a NUL for the end of the text: what follows would be ignored.
   if (text.find('\0') != std::string_view::npos) return refuse("malformed JSON: the text contains a NUL byte");
@@ -142,6 +147,9 @@ Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view wh
   doc.Populate(parse);
   if (parse.reader.HasParseError()) {
     if (parse.why != nullptr) return refuse(parse.why);
+    if (syntax != nullptr) {
+      *syntax = JsonSyntaxError{parse.reader.GetErrorOffset(), rapidjson::GetParseError_En(parse.reader.GetParseErrorCode())};
+    }
     return refuse("malformed JSON at offset " + std::to_string(parse.reader.GetErrorOffset()) + ": " +
                   rapidjson::GetParseError_En(parse.reader.GetParseErrorCode()));
   }

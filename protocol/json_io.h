@@ -49,6 +49,17 @@ std::string TruncateUtf8(std::string_view text, size_t max_bytes);
 Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view what,
                                       const JsonLimits& limits = {});
 
+// Where malformed text went wrong: rapidjson's reason and its byte offset.
+struct JsonSyntaxError {
+  size_t offset = 0;
+  std::string reason;
+};
+
+// ParseJson that also fills `*syntax` when the text is malformed JSON (not
+// for the other refusals), for messages about files people edit.
+Result<rapidjson::Document> ParseJson(std::string_view text, std::string_view what, const JsonLimits& limits,
+                                      std::optional<JsonSyntaxError>* syntax);
+
 // Compact JSON text of a value.
 std::string ToJsonText(const rapidjson::Value& value);
 

@@ -32,10 +32,12 @@ StepResult StepResult::Fatal(std::string message) { return Failure(FailClass::kF
 StepContext::StepContext(const Lease& lease, const AttemptDir& dir, HeartbeatControl& heartbeat,
                          std::shared_ptr<const CancellationToken> token)
     : lease_(lease), dir_(dir), heartbeat_(heartbeat), token_(std::move(token)) {
-  // The lease parser already validated this JSON; parse failures leave null.
-  input_.Parse(lease.input_json.c_str());
-  previous_.Parse(lease.previous_json.c_str());
-  run_state_.Parse(lease.run_state_json.c_str());
+  // The lease parser validated this JSON under the same limits; were it to
+  // fail here, the value would stay null, as for an absent one.
+  for (auto [text, doc] : {std::pair{&lease.input_json, &input_}, std::pair{&lease.previous_json, &previous_},
+                           std::pair{&lease.run_state_json, &run_state_}}) {
+    if (auto parsed = ParseJson(*text, "lease"); parsed.ok()) *doc = std::move(*parsed);
+  }
 }
 
 const std::string& StepContext::attempt_dir() const { return dir_.path(); }

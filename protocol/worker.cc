@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 
+#include "protocol/host_name.h"
 #include "protocol/lease_runner.h"
 #include "protocol/log.h"
 
@@ -13,12 +13,6 @@ namespace scimesh {
 namespace {
 
 std::shared_ptr<spdlog::logger> Log() { return log::For("worker"); }
-
-std::string HostName() {
-  char buf[HOST_NAME_MAX + 1] = {0};
-  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
-  return buf;
-}
 
 }  // namespace
 
