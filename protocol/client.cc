@@ -72,7 +72,7 @@ bool Client::SleepUnlessInterrupted(Millis d) {
 
 MonoTime Client::BudgetEnd(const std::optional<LeaseDeadline>& deadline) const {
   if (deadline) return deadline->at();
-  return std::chrono::steady_clock::now() + options_.retry_budget;
+  return ClockOr(options_.clock).Now() + options_.retry_budget;
 }
 
 Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_end, bool bound_tries,
@@ -82,13 +82,13 @@ Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_
     if (session_->interrupted()) return Status::Cancelled(std::string(what) + ": interrupted");
     Millis cap = kTransferTimeout;
     if (bound_tries) {
-      const auto left = std::chrono::duration_cast<Millis>(budget_end - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<Millis>(budget_end - ClockOr(options_.clock).Now());
       if (left <= Millis(0)) return Status::Timeout(std::string(what) + ": the lease deadline passed");
       cap = left;
     }
     TryVerdict v = JudgeTry(what, once(cap), BackoffDelay(options_.backoff, n, unit(rng_)));
     if (v.result) return std::move(*v.result);
-    if (std::chrono::steady_clock::now() + v.wait >= budget_end) return GaveUp(v.failure, n);
+    if (ClockOr(options_.clock).Now() + v.wait >= budget_end) return GaveUp(v.failure, n);
     Log()->warn("{}; retry {} in {} ms", v.failure.message(), n, v.wait.count());
     if (!SleepUnlessInterrupted(v.wait)) return Status::Cancelled(std::string(what) + ": interrupted");
   }

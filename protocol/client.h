@@ -59,6 +59,10 @@ struct ClientOptions {
   size_t max_response_bytes = 64u << 20;
   int max_redirects = 5;  // artifact downloads only
   std::string user_agent = "libscimesh_protocol/0.1";
+  // The monotonic clock of deadlines, heartbeat cadence, retry budgets and
+  // the send time of each request (nullptr: SteadyClock()); tests pass a
+  // ManualClock. Sleeps between retries are real time.
+  const Clock* clock = nullptr;
 };
 
 // Identifies a lease call. `deadline` (the lease's local deadline) bounds the
@@ -103,6 +107,9 @@ struct ClaimResult {
 
 class Client {
  public:
+  // The clock of deadlines and retry budgets (ClientOptions::clock).
+  const Clock& clock() const { return ClockOr(options_.clock); }
+
   // Checks the URL against the transport policy (https, or http to loopback
   // unless allow_insecure_http).
   static Result<std::unique_ptr<Client>> Create(ClientOptions options);

@@ -11,6 +11,23 @@ class Steady final : public Clock {
 
 }  // namespace
 
+void ManualClock::Advance(MonoTime::duration d) {
+  now_ += d.count();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [id, wake] : watchers_) wake();
+}
+
+int ManualClock::Watch(std::function<void()> wake) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  watchers_.emplace(next_id_, std::move(wake));
+  return next_id_++;
+}
+
+void ManualClock::Unwatch(int id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  watchers_.erase(id);
+}
+
 const Clock& SteadyClock() {
   static const Steady* clock = new Steady();  // never destroyed: usable during exit
   return *clock;

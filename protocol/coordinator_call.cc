@@ -31,6 +31,7 @@ HttpSessionOptions SessionOptions(const ClientOptions& options) {
   so.insecure_tls = options.insecure_tls;
   so.ca_file = options.ca_file;
   so.user_agent = options.user_agent;
+  so.clock = options.clock;
   return so;
 }
 

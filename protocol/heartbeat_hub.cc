@@ -42,8 +42,8 @@ using LeasePtr = std::shared_ptr<HubLease>;
 class HeartbeatHub::Runner {
  public:
   Runner(ClientOptions options, std::shared_ptr<HubCore> core)
-      : options_(std::move(options)), session_(SessionOptions(options_)), core_(std::move(core)),
-        rng_(std::random_device{}()) {}
+      : options_(std::move(options)), clock_(ClockOr(options_.clock)), session_(SessionOptions(options_)),
+        core_(std::move(core)), rng_(std::random_device{}()) {}
   ~Runner() {
     for (CURL* e : idle_easy_) curl_easy_cleanup(e);
     curl_multi_cleanup(core_->multi);
@@ -79,6 +79,7 @@ class HeartbeatHub::Runner {
   void Locked(HubLease* key, MonoTime now, const CURLcode* done);
 
   const ClientOptions options_;
+  const Clock& clock_;  // of every lease's deadline and cadence
   const HttpSessionOptions session_;
   const std::shared_ptr<HubCore> core_;
   std::unordered_map<HubLease*, LeasePtr> leases_;
@@ -127,7 +128,7 @@ bool HeartbeatHub::Runner::Step() {
     if (!core_->running) return false;
     changed.swap(core_->changed);
   }
-  MonoTime now = std::chrono::steady_clock::now();
+  MonoTime now = clock_.Now();
   for (LeasePtr& lease : changed) {
     leases_.emplace(lease.get(), lease);
     Locked(lease.get(), now, nullptr);
@@ -141,10 +142,10 @@ bool HeartbeatHub::Runner::Step() {
     HubLease* key = nullptr;
     curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &key);
     CURLcode code = msg->data.result;
-    Locked(key, std::chrono::steady_clock::now(), &code);
+    Locked(key, clock_.Now(), &code);
   }
 
-  now = std::chrono::steady_clock::now();
+  now = clock_.Now();
   while (!timers_.empty() && timers_.top().at <= now) {
     const Timer t = timers_.top();
     timers_.pop();
@@ -162,7 +163,7 @@ bool HeartbeatHub::Runner::Step() {
 void HeartbeatHub::Runner::Sleep() {
   Millis sleep = kLongestSleep;
   if (!timers_.empty()) {
-    sleep = std::min(sleep, std::chrono::ceil<Millis>(timers_.top().at - std::chrono::steady_clock::now()));
+    sleep = std::min(sleep, std::chrono::ceil<Millis>(timers_.top().at - clock_.Now()));
   }
   sleep = std::max(Millis(0), sleep);
   long curl_ms = -1;  // libcurl's next timeout; 0: a handle was just added, to be sent now
@@ -347,8 +348,14 @@ void HeartbeatHub::Runner::Arm(HubLease& l, MonoTime at) {
   timers_.push(Timer{at, &l, l.timer});
 }
 
-HeartbeatHub::HeartbeatHub(std::shared_ptr<HubCore> core, std::unique_ptr<Runner> runner)
-    : core_(std::move(core)), runner_(std::move(runner)) {}
+HeartbeatHub::HeartbeatHub(const Clock& clock, std::shared_ptr<HubCore> core, std::unique_ptr<Runner> runner)
+    : clock_(clock), core_(std::move(core)), runner_(std::move(runner)) {
+  // A clock that jumps (a test's ManualClock) wakes the thread to look again.
+  watch_ = clock_.Watch([core = core_] {
+    std::lock_guard<std::mutex> lock(core->mu);
+    if (core->running) core->Wake();
+  });
+}
 
 Result<std::unique_ptr<HeartbeatHub>> HeartbeatHub::Create(ClientOptions options) {
   SCIMESH_RETURN_IF_ERROR(CheckCoordinatorUrl(options).status());
@@ -357,8 +364,9 @@ Result<std::unique_ptr<HeartbeatHub>> HeartbeatHub::Create(ClientOptions options
   core->multi = curl_multi_init();
   if (core->multi == nullptr) return Status::Internal("curl_multi_init failed");
   curl_multi_setopt(core->multi, CURLMOPT_MAXCONNECTS, static_cast<long>(kMaxConnections));
+  const Clock& clock = ClockOr(options.clock);
   auto runner = std::make_unique<Runner>(std::move(options), core);
-  std::unique_ptr<HeartbeatHub> hub(new HeartbeatHub(core, std::move(runner)));
+  std::unique_ptr<HeartbeatHub> hub(new HeartbeatHub(clock, core, std::move(runner)));
   try {
     hub->thread_ = std::thread([h = hub.get()] { h->runner_->Run(); });
   } catch (const std::exception& e) {
@@ -368,6 +376,7 @@ Result<std::unique_ptr<HeartbeatHub>> HeartbeatHub::Create(ClientOptions options
 }
 
 HeartbeatHub::~HeartbeatHub() {
+  clock_.Unwatch(watch_);
   {
     std::lock_guard<std::mutex> lock(core_->mu);
     core_->running = false;
@@ -383,7 +392,7 @@ HeartbeatHub::Counts HeartbeatHub::counts() const { return runner_->counts(); }
 
 std::unique_ptr<HeartbeatControl> HeartbeatHub::Add(HeartbeatConfig config,
                                                     std::shared_ptr<CancellationToken> token) {
-  return std::make_unique<HubHandle>(std::make_shared<HubLease>(std::move(config), std::move(token)), core_);
+  return std::make_unique<HubHandle>(std::make_shared<HubLease>(clock_, std::move(config), std::move(token)), core_);
 }
 
 }  // namespace scimesh

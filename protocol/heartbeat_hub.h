@@ -63,8 +63,10 @@ class HeartbeatHub {
 
  private:
   class Runner;
-  HeartbeatHub(std::shared_ptr<HubCore> core, std::unique_ptr<Runner> runner);
+  HeartbeatHub(const Clock& clock, std::shared_ptr<HubCore> core, std::unique_ptr<Runner> runner);
 
+  const Clock& clock_;  // ClientOptions::clock
+  int watch_ = 0;       // clock_'s Watch id
   std::shared_ptr<HubCore> core_;
   std::unique_ptr<Runner> runner_;
   std::thread thread_;

@@ -22,7 +22,8 @@ namespace scimesh {
 struct HubCore;
 
 struct HubLease {
-  HubLease(HeartbeatConfig config, std::shared_ptr<CancellationToken> token) : st(std::move(config), std::move(token)) {}
+  HubLease(const Clock& clock, HeartbeatConfig config, std::shared_ptr<CancellationToken> token)
+      : st(clock, std::move(config), std::move(token)) {}
 
   // What the hub's thread does next for this lease: wait for the next beat
   // (kIdle), for a free connection (kQueued), for an answer (kInFlight), or

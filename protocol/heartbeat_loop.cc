@@ -11,7 +11,15 @@ std::shared_ptr<spdlog::logger> Log() { return log::For("heartbeat"); }
 }  // namespace
 
 HeartbeatLoop::HeartbeatLoop(Client& client, HeartbeatConfig config, std::shared_ptr<CancellationToken> token)
-    : client_(client), st_(std::move(config), std::move(token)) {}
+    : client_(client), st_(client.clock(), std::move(config), std::move(token)) {
+  // A clock that jumps (a test's ManualClock) wakes the thread to look again.
+  // Taking mu_ first means the thread is either before its look at the clock
+  // or already waiting: the wake-up is never lost.
+  watch_ = st_.clock.Watch([this] {
+    { std::lock_guard<std::mutex> lock(mu_); }
+    cv_.notify_all();
+  });
+}
 
 HeartbeatLoop::~HeartbeatLoop() { Stop(); }
 
@@ -69,6 +77,7 @@ void HeartbeatLoop::Resume(std::optional<LeaseDeadline> deadline) {
 }
 
 void HeartbeatLoop::Stop() {
+  st_.clock.Unwatch(watch_);  // without mu_: a wake-up in progress takes it
   {
     std::lock_guard<std::mutex> lock(mu_);
     st_.stop = true;
@@ -103,14 +112,15 @@ void HeartbeatLoop::Run() {
             continue;
           }
           const MonoTime next = st_.NextBeat();
-          if (std::chrono::steady_clock::now() >= next) {
+          const MonoTime now = st_.clock.Now();
+          if (now >= next) {
             if (st_.Yield()) continue;
             break;
           }
-          cv_.wait_until(lock, next);
+          cv_.wait_for(lock, next - now);  // the clock's Watch wakes it when it jumps
         }
       }
-      if (deadline().PassedAt(std::chrono::steady_clock::now())) {
+      if (deadline().PassedAt(st_.clock.Now())) {
         MarkLost(CancelReason::kExpired);
         return;
       }

@@ -77,6 +77,7 @@ class HeartbeatLoop final : public HeartbeatControl {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   HeartbeatState st_;  // guarded by mu_
+  int watch_ = 0;      // st_.clock's Watch id
   std::thread thread_;
 };
 

@@ -13,9 +13,9 @@ std::shared_ptr<spdlog::logger> Log() { return log::For("heartbeat"); }
 
 }  // namespace
 
-HeartbeatState::HeartbeatState(HeartbeatConfig c, std::shared_ptr<CancellationToken> t)
-    : config(std::move(c)), token(std::move(t)), host(HostName()), deadline(config.deadline),
-      expires_at(config.lease_expires_at), last_sent(config.granted_at.value_or(std::chrono::steady_clock::now())) {}
+HeartbeatState::HeartbeatState(const Clock& k, HeartbeatConfig c, std::shared_ptr<CancellationToken> t)
+    : clock(k), config(std::move(c)), token(std::move(t)), host(HostName()), deadline(config.deadline),
+      expires_at(config.lease_expires_at), last_sent(config.granted_at.value_or(clock.Now())) {}
 
 LeaseCall HeartbeatState::TakeCall(std::optional<std::string>* progress_out) {
   LeaseCall call = config.call;
@@ -35,7 +35,7 @@ void HeartbeatState::Extend(const LeaseExtension& extension) {
 bool HeartbeatState::Resume(std::optional<LeaseDeadline> new_deadline) {
   if (!paused) return false;
   paused = false;
-  const MonoTime now = std::chrono::steady_clock::now();
+  const MonoTime now = clock.Now();
   deadline = new_deadline.value_or(LeaseDeadline::At(now + config.interval));
   last_sent = now - config.interval;  // beat at once
   if (!finished) Write(LeaseHold::kHeld, std::nullopt);
@@ -65,7 +65,7 @@ void HeartbeatState::BeatAnswered(const Result<LeaseReply<LeaseExtension>>& r) {
     // Retried inside the call until the deadline; if time is left (a refusal
     // such as 401 or 404), try again next interval and let the deadline decide.
     Log()->warn("heartbeat {} failed: {}", config.call.lease_id, r.status().ToString());
-    last_sent = std::chrono::steady_clock::now();
+    last_sent = clock.Now();
     return;
   }
   if (r->applied) {

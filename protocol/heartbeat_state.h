@@ -18,8 +18,9 @@
 namespace scimesh {
 
 struct HeartbeatState {
-  HeartbeatState(HeartbeatConfig config, std::shared_ptr<CancellationToken> token);
+  HeartbeatState(const Clock& clock, HeartbeatConfig config, std::shared_ptr<CancellationToken> token);
 
+  const Clock& clock;  // of the deadline and the cadence
   const HeartbeatConfig config;
   const std::shared_ptr<CancellationToken> token;
   const std::string host;

@@ -125,7 +125,7 @@ int HttpExchange::OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, cur
 
 HttpExchange::HttpExchange(CURL* curl, const HttpSessionOptions& options, const HttpRequest& req,
                            const std::atomic<bool>* interrupted)
-    : curl_(curl), req_(req), interrupted_(interrupted) {
+    : curl_(curl), req_(req), interrupted_(interrupted), clock_(ClockOr(options.clock)) {
   CURL* c = curl;
   curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
@@ -188,7 +188,7 @@ Status HttpExchange::Prepare() {
     if (::ftruncate(req_.download_fd, 0) != 0) return Status::Io("cannot truncate the download file");
     if (req_.download_hash != nullptr) req_.download_hash->Reset();
   }
-  resp_.sent_at = std::chrono::steady_clock::now();
+  resp_.sent_at = clock_.Now();
   return Status::Ok();
 }
 

@@ -48,6 +48,7 @@ class HttpExchange {
   CURL* curl_;
   const HttpRequest& req_;
   const std::atomic<bool>* interrupted_;
+  const Clock& clock_;
   struct curl_slist* headers_ = nullptr;
   std::string auth_;
   char errbuf_[CURL_ERROR_SIZE] = {0};

@@ -26,6 +26,7 @@ struct HttpSessionOptions {
   bool insecure_tls = false;  // skip certificate and host verification
   std::string ca_file;        // extra CA bundle; empty: the system's
   std::string user_agent = "libscimesh_protocol";
+  const Clock* clock = nullptr;  // reads each request's sent_at (nullptr: SteadyClock())
 };
 
 struct HttpRequest {

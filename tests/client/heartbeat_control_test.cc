@@ -42,6 +42,7 @@ class HeartbeatControlTest : public ::testing::TestWithParam<Keeper> {
     o.token = Token("tok-hb");
     o.backoff = BackoffPolicy{Millis(20), 2.0, 0.5, Millis(100)};
     o.max_response_bytes = max_response_bytes_;
+    o.clock = clock_;
     return o;
   }
 
@@ -72,14 +73,19 @@ class HeartbeatControlTest : public ::testing::TestWithParam<Keeper> {
     HeartbeatConfig c;
     c.call = LeaseCall{"l_00000000000000d1", 2, "w/1", std::nullopt};
     c.interval = interval;
-    c.deadline = LeaseDeadline::FromTtl(std::chrono::steady_clock::now(), ttl);
+    c.deadline = LeaseDeadline::FromTtl(ClockOr(clock_).Now(), ttl);
     c.lease_expires_at = "2026-11-29T08:00:30.000Z";
     c.state_path = state_path_;
     c.holder = LeaseHolder::kRank0;
     return c;
   }
 
+  // Tests on a ManualClock set this before Keep() and Config().
+  void UseManualClock() { clock_ = &manual_; }
+
   std::string dir_, state_path_;
+  ManualClock manual_;
+  const Clock* clock_ = nullptr;  // nullptr: the steady clock
   std::unique_ptr<Client> client_;
   std::unique_ptr<HeartbeatHub> hub_;
   size_t max_response_bytes_ = 64u << 20;
@@ -168,22 +174,51 @@ TEST_P(HeartbeatControlTest, AlreadyAppliedMeansDoneNotLost) {
   EXPECT_EQ(ReadLeaseState(state_path_)->state, LeaseHold::kDone);
 }
 
+// On a manual clock: however long the wall clock runs, the lease is not
+// lost before its deadline; once the clock passes it, it is.
 TEST_P(HeartbeatControlTest, ADeadlinePassedWithoutASuccessfulBeatExpiresTheLease) {
-  // The coordinator answers nothing: each beat stalls past the deadline.
+  UseManualClock();
+  // The coordinator answers nothing: each beat stalls until its try's cap.
   auto server = HostileServer::Start([](const RecordedRequest&) { return Reply::Stall(Millis(10000)); });
   auto token = std::make_shared<CancellationToken>();
   const HeartbeatConfig config = Config(Millis(50), Millis(400));
   auto loop = Keep(*server, config, token);
   ASSERT_TRUE(loop->Start().ok());
+  manual_.Advance(Millis(50));  // the first beat is due
+  ASSERT_TRUE(server->WaitForCount(1, Millis(5000)));
+  EXPECT_FALSE(token->WaitFor(Millis(600))) << "lost before its deadline on the lease's clock";
+  manual_.Advance(Millis(349));
+  EXPECT_FALSE(token->WaitFor(Millis(200))) << "lost 1 ms before its deadline";
+  // Past it by more than the shortest gap between two looks (kMinBeatGap).
+  manual_.Advance(kMinBeatGap + Millis(2));
   ASSERT_TRUE(token->WaitFor(Millis(5000)));
   EXPECT_EQ(token->reason(), CancelReason::kExpired);
-  // Never declared lost before the deadline it had.
-  EXPECT_GE(std::chrono::steady_clock::now(), config.deadline.at());
   loop->Stop();
   auto state = ReadLeaseState(state_path_);
   ASSERT_TRUE(state.ok());
   EXPECT_EQ(state->state, LeaseHold::kLost);
   EXPECT_EQ(state->reason, CancelReason::kExpired);
+}
+
+// On a manual clock: a beat goes out when the lease's clock reaches it, not
+// when the wall clock does, and the deadline it earns is measured from its
+// send on the same clock.
+TEST_P(HeartbeatControlTest, BeatsFollowTheLeasesClockNotTheWallClock) {
+  UseManualClock();
+  auto server = HostileServer::Start([](const RecordedRequest&) { return Reply::Json(200, Extend(5000)); });
+  auto token = std::make_shared<CancellationToken>();
+  auto loop = Keep(*server, Config(Millis(1000), Millis(30000)), token);
+  ASSERT_TRUE(loop->Start().ok());
+  EXPECT_FALSE(server->WaitForCount(1, Millis(500))) << "a beat before the clock reached its time";
+  const MonoTime sent = manual_.Now() + Millis(1000);
+  manual_.Advance(Millis(1000));
+  ASSERT_TRUE(server->WaitForCount(1, Millis(5000)));
+  for (int i = 0; i < 500 && loop->beats() < 1; ++i) std::this_thread::sleep_for(Millis(10));
+  ASSERT_EQ(loop->beats(), 1);
+  EXPECT_EQ(loop->deadline().at(), sent + Millis(5000));
+  EXPECT_FALSE(server->WaitForCount(2, Millis(300))) << "a second beat while the clock stood still";
+  EXPECT_FALSE(token->cancelled());
+  loop->Stop();
 }
 
 TEST_P(HeartbeatControlTest, RefusedBeatsAreRetriedUntilTheDeadlineDecides) {
