@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "launcher/step_process.h"
+#include "launcher/step/step_process.h"
 
 namespace scimesh::launcher {
 

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "launcher/launcher.h"
-#include "launcher/timeline.h"
+#include "launcher/timeline/timeline.h"
 #include "protocol/attempt_files.h"
 #include "protocol/log.h"
 

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
-#include "launcher/claim_order.h"
-#include "launcher/command_output.h"
-#include "launcher/node_probe.h"
-#include "launcher/unfittable_steps.h"
+#include "launcher/placement/claim_order.h"
+#include "launcher/allocation/command_output.h"
+#include "launcher/allocation/node_probe.h"
+#include "launcher/placement/unfittable_steps.h"
 #include "protocol/host_name.h"
 #include "protocol/log.h"
 

@@ -14,15 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "launcher/allocation.h"
+#include "launcher/allocation/allocation.h"
 #include "launcher/allocation_end.h"
-#include "launcher/capacity.h"
-#include "launcher/events_log.h"
-#include "launcher/launch_command.h"
+#include "launcher/placement/capacity.h"
+#include "launcher/timeline/events_log.h"
+#include "launcher/step/launch_command.h"
 #include "launcher/lease_engine.h"
-#include "launcher/placement.h"
-#include "launcher/spank_use.h"
-#include "launcher/step_commands.h"
+#include "launcher/placement/placement.h"
+#include "launcher/step/spank_use.h"
+#include "launcher/definitions/step_commands.h"
 #include "protocol/client.h"
 
 namespace scimesh::launcher {

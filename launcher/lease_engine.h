@@ -24,8 +24,8 @@
 #include <mutex>
 
 #include "launcher/event_loop.h"
-#include "launcher/launched_step.h"
-#include "launcher/node_agents.h"
+#include "launcher/step/launched_step.h"
+#include "launcher/step/node_agents.h"
 #include "launcher/work_pool.h"
 #include "protocol/heartbeat_hub.h"
 #include "protocol/lease_session.h"

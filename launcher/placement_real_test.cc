@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <set>
 
-#include "launcher/placement.h"
-#include "launcher/topology_test_util.h"
+#include "launcher/placement/placement.h"
+#include "tests/launcher/topology_test_util.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -20,7 +20,7 @@
 
 #include <gtest/gtest.h>
 
-#include "launcher/agent_channel.h"
+#include "launcher/step/agent_channel.h"
 #include "protocol/test_dir.h"
 
 namespace scimesh::launcher::agent_testing {

@@ -1,0 +1,83 @@
+// A helper command run with both output pipes polled against a deadline.
+#include "launcher/allocation/command_output.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "protocol/child_process.h"
+#include "protocol/token.h"
+#include "protocol/unique_fd.h"
+
+namespace scimesh::launcher {
+
+Result<std::string> CommandOutput(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                                  size_t max_bytes) {
+  if (argv.empty()) return Status::InvalidArgument("command: empty argv");
+  const std::string& program = argv[0];
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) return Status::Io(std::string("command: pipe: ") + std::strerror(errno));
+  UniqueFd out_r(out_pipe[0]), out_w(out_pipe[1]);
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) return Status::Io(std::string("command: pipe: ") + std::strerror(errno));
+  UniqueFd err_r(err_pipe[0]), err_w(err_pipe[1]);
+
+  ChildSpec spec;
+  spec.argv = argv;
+  spec.unset = IsTokenVariable;  // sinfo, scontrol: no key
+  spec.stdout_fd = out_w.get();
+  spec.stderr_fd = err_w.get();
+  spec.own_group = true;  // a deadline kills what the command started too
+  auto pid = SpawnChild(spec);
+  if (!pid.ok()) return Status::Unavailable(pid.status().message());
+  out_w.Reset();
+  err_w.Reset();
+
+  std::string out, err;
+  bool too_long = false, timed_out = false;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (out_r.valid() || err_r.valid()) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd fds[2] = {{out_r.get(), POLLIN, 0}, {err_r.get(), POLLIN, 0}};
+    const int n = poll(fds, 2, static_cast<int>(left.count()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      char buf[4096];
+      const ssize_t got = read(fds[i].fd, buf, sizeof(buf));
+      if (got <= 0) {
+        (i == 0 ? out_r : err_r).Reset();
+        continue;
+      }
+      std::string& sink = i == 0 ? out : err;
+      // stderr is only for the first line of an error message.
+      if (i == 1 && sink.size() > 4096) continue;
+      sink.append(buf, static_cast<size_t>(got));
+      if (i == 0 && out.size() > max_bytes) too_long = true;
+    }
+    if (too_long) break;
+  }
+  if (timed_out || too_long) {
+    KillGroupAndReap(*pid);
+    if (timed_out) return Status::Timeout(program + ": no answer within " + std::to_string(timeout.count()) + " ms");
+    return Status::InvalidArgument(program + ": more than " + std::to_string(max_bytes) + " bytes of output");
+  }
+  const ChildExit exit = WaitChild(*pid).value_or(ChildExit{true, SIGKILL});
+  if (exit.signaled || exit.code != 0) {
+    std::string first = err.substr(0, err.find('\n')).substr(0, 200);
+    std::string how = exit.signaled ? "killed by signal " + std::to_string(exit.code) : "exited " + std::to_string(exit.code);
+    if (!exit.signaled && exit.code == 127 && first.empty()) how = "not found or cannot run";
+    return Status::Unavailable(program + " " + how + (first.empty() ? "" : ": " + first));
+  }
+  return out;
+}
+
+}  // namespace scimesh::launcher

@@ -1,0 +1,200 @@
+// Drawing the timeline as SVG: rows, bars by step and outcome, idle tail, axis, legend.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "launcher/timeline/timeline.h"
+
+namespace scimesh::launcher {
+namespace {
+
+// Text widths are estimated, generously: a label must never be clipped.
+constexpr double kCharW = 7.0;         // 11 px sans-serif, wide glyphs included
+constexpr double kTitleCharW = 9.0;    // 14 px
+constexpr double kRowH = 18, kChartW = 900, kMargin = 10, kSwatch = 14, kLegendRowH = 20;
+
+double TextW(const std::string& s, double char_w = kCharW) { return char_w * static_cast<double>(s.size()); }
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
+// A step's colour, in legend order: a palette of distinct colours, then
+// well-spread hues (the golden angle); never red, which marks failures.
+std::string Colour(size_t i) {
+  static const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2",
+                                         "#edc948", "#9c755f", "#8cd17d", "#499894", "#d4a6c8"};
+  constexpr size_t kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
+  if (i < kPaletteSize) return kPalette[i];
+  const double hue = 30 + std::fmod(static_cast<double>(i) * 137.508, 300.0);  // 30..330: no red
+  return "hsl(" + std::to_string(static_cast<int>(hue)) + ",55%,55%)";
+}
+
+enum class Outcome { kCompleted, kFailed, kOther };
+Outcome OutcomeOf(const TimelineBar& b) {
+  if (b.outcome == "completed") return Outcome::kCompleted;
+  return b.outcome == "failed" ? Outcome::kFailed : Outcome::kOther;
+}
+
+// The fill and outline of a bar or a legend swatch: `colour` solid, the
+// pattern `hatch` (the same colour hatched), or the colour pale.
+std::string Style(const std::string& colour, const std::string& hatch, Outcome o) {
+  switch (o) {
+    case Outcome::kCompleted: return "fill=\"" + colour + "\"";
+    case Outcome::kFailed: return "fill=\"url(#" + hatch + ")\" stroke=\"#c00\" stroke-width=\"1.5\"";
+    case Outcome::kOther: break;
+  }
+  return "fill=\"" + colour + "\" fill-opacity=\"0.3\" stroke=\"#555\" stroke-dasharray=\"3,2\"";
+}
+
+std::string Hatch(const std::string& id, const std::string& colour) {
+  return "<pattern id=\"" + id + "\" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\" " +
+         "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"white\"/><rect width=\"3\" " +
+         "height=\"6\" fill=\"" + colour + "\"/></pattern>\n";
+}
+
+constexpr char kKeyColour[] = "#888888";
+
+struct LegendEntry {
+  std::string label;
+  std::string colour, hatch;
+  Outcome style;
+};
+
+// The legend: kOutcomeKeys outcome styles, then every step with its colour.
+constexpr size_t kOutcomeKeys = 3;
+std::vector<LegendEntry> Legend(const Timeline& t, const std::vector<std::string>& ids) {
+  std::vector<LegendEntry> out = {{"completed (solid)", kKeyColour, "hatch-key", Outcome::kCompleted},
+                                  {"failed (hatched, red outline)", kKeyColour, "hatch-key", Outcome::kFailed},
+                                  {"abandoned, unreported or unfinished (pale, dashed)", kKeyColour, "hatch-key",
+                                   Outcome::kOther}};
+  for (size_t i = 0; i < ids.size(); ++i) {
+    int attempts = 0, failed = 0;
+    for (const auto& b : t.bars) {
+      if (b.step_id != ids[i]) continue;
+      ++attempts;
+      failed += OutcomeOf(b) == Outcome::kFailed;
+    }
+    std::string label = ids[i] + " (" + std::to_string(attempts) + (attempts == 1 ? " attempt" : " attempts");
+    out.push_back({label + (failed > 0 ? ", " + std::to_string(failed) + " failed)" : ")"), Colour(i), "",
+                   Outcome::kCompleted});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string TimelineSvg(const Timeline& t) {
+  // One row per (node, PU), the allocation's first, then PUs only bars name.
+  std::vector<std::pair<std::string, int>> rows;
+  std::map<std::pair<std::string, int>, size_t> row_of;
+  auto add_row = [&](const std::string& name, int cpu) {
+    if (row_of.emplace(std::make_pair(name, cpu), rows.size()).second) rows.emplace_back(name, cpu);
+  };
+  for (const auto& [name, cpus] : t.nodes) {
+    for (int c = 0; c < cpus; ++c) add_row(name, c);
+  }
+  for (const auto& b : t.bars) {
+    for (const auto& [name, cpus] : b.cores) {
+      for (int c : cpus) add_row(name, c);
+    }
+  }
+  std::vector<std::string> row_labels;
+  double label_w = 0;
+  for (const auto& [name, cpu] : rows) {
+    row_labels.push_back(name + " cpu " + std::to_string(cpu));
+    label_w = std::max(label_w, TextW(row_labels.back()));
+  }
+  const std::vector<std::string> ids = t.StepIds();
+  std::map<std::string, size_t> step_index;
+  for (size_t i = 0; i < ids.size(); ++i) step_index[ids[i]] = i;
+  const std::vector<LegendEntry> legend = Legend(t, ids);
+
+  const std::string title = "scimesh-launch timeline";
+  const std::string stats = std::to_string(t.StepCount()) + " steps, " + std::to_string(t.bars.size()) +
+                            " attempts; busy " + Fixed(t.busy_span, 1) + " s, then idle " + Fixed(t.IdleTail(), 1) +
+                            " s; core-time utilization " + Fixed(100 * t.Utilization(), 1) + " % of the busy span";
+  auto entry_width = [](const LegendEntry& e) { return kSwatch + 6 + TextW(e.label) + 20; };
+  double keys_w = 0, entry_w = 0;  // the outcome keys' row; a step entry's column
+  for (size_t i = 0; i < legend.size(); ++i) {
+    if (i < kOutcomeKeys) keys_w += entry_width(legend[i]);
+    else entry_w = std::max(entry_w, entry_width(legend[i]));
+  }
+  const double left = kMargin + std::max(label_w, 60.0) + 10;
+  const double right = 40;  // the last axis label ends at the chart's edge
+  const double width = std::max({left + kChartW + right, 2 * kMargin + TextW(title, kTitleCharW),
+                                 2 * kMargin + TextW(stats), 2 * kMargin + keys_w, 2 * kMargin + entry_w});
+  const size_t columns = entry_w > 0 ? std::max<size_t>(1, static_cast<size_t>((width - 2 * kMargin) / entry_w)) : 1;
+  const size_t legend_rows = 1 + (legend.size() - kOutcomeKeys + columns - 1) / columns;
+  const double top = 60, rows_h = kRowH * static_cast<double>(rows.size());
+  const double axis_y = top + rows_h + 16, legend_y = axis_y + 28;
+  const double height = legend_y + 16 + kLegendRowH * static_cast<double>(legend_rows) + kMargin;
+  const double span = t.span > 0 ? t.span : 1;
+  auto x_of = [&](double at) { return left + kChartW * at / span; };
+
+  std::ostringstream s;
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << Fixed(width, 0) << "\" height=\"" << Fixed(height, 0)
+    << "\" font-family=\"sans-serif\" font-size=\"11\">\n<defs>\n";
+  s << Hatch("hatch-key", kKeyColour);
+  for (size_t i = 0; i < ids.size(); ++i) s << Hatch("hatch-" + std::to_string(i), Colour(i));
+  s << "<pattern id=\"idle\" patternUnits=\"userSpaceOnUse\" width=\"8\" height=\"8\" patternTransform=\"rotate(45)\">"
+    << "<rect width=\"8\" height=\"8\" fill=\"#e6e6e6\"/><rect width=\"2\" height=\"8\" fill=\"#cccccc\"/></pattern>\n"
+    << "</defs>\n<rect width=\"" << Fixed(width, 0) << "\" height=\"" << Fixed(height, 0) << "\" fill=\"white\"/>\n";
+  s << "<text x=\"" << kMargin << "\" y=\"22\" font-size=\"14\">" << title << "</text>\n";
+  s << "<text x=\"" << kMargin << "\" y=\"40\">" << Escape(stats) << "</text>\n";
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const double y = top + kRowH * static_cast<double>(r);
+    s << "<rect x=\"" << left << "\" y=\"" << y << "\" width=\"" << kChartW << "\" height=\"" << kRowH - 2
+      << "\" fill=\"#f2f2f2\"/>\n<text x=\"" << kMargin << "\" y=\"" << y + kRowH - 6 << "\">"
+      << Escape(row_labels[r]) << "</text>\n";
+  }
+  if (t.IdleTail() > 0 && !rows.empty()) {
+    const double x = x_of(t.busy_span);
+    s << "<g id=\"idle-tail\"><rect x=\"" << Fixed(x, 1) << "\" y=\"" << top << "\" width=\""
+      << Fixed(left + kChartW - x, 1) << "\" height=\"" << rows_h - 2 << "\" fill=\"url(#idle)\"/>"
+      << "<text x=\"" << Fixed(left + kChartW, 1) << "\" y=\"" << top - 6 << "\" text-anchor=\"end\">idle tail "
+      << Fixed(t.IdleTail(), 1) << " s</text></g>\n";
+  }
+  for (const auto& b : t.bars) {
+    const size_t step = step_index[b.step_id];
+    for (const auto& [name, cpus] : b.cores) {
+      for (int c : cpus) {
+        const double y = top + kRowH * static_cast<double>(row_of[{name, c}]);
+        s << "<rect x=\"" << Fixed(x_of(b.start), 1) << "\" y=\"" << y << "\" width=\""
+          << Fixed(std::max(1.0, kChartW * (b.end - b.start) / span), 1) << "\" height=\"" << kRowH - 2 << "\" "
+          << Style(Colour(step), "hatch-" + std::to_string(step), OutcomeOf(b)) << "><title>" << Escape(b.step_id) << " attempt " << b.attempt << " ("
+          << Escape(b.outcome.empty() ? "unfinished" : b.outcome) << ") " << Fixed(b.end - b.start, 1)
+          << " s</title></rect>\n";
+      }
+    }
+  }
+  for (int i = 0; i <= 4; ++i) {  // the ends anchored inwards: nothing runs off the picture
+    const char* anchor = i == 0 ? "start" : i == 4 ? "end" : "middle";
+    s << "<text x=\"" << x_of(span * i / 4) << "\" y=\"" << axis_y << "\" text-anchor=\"" << anchor << "\">"
+      << Fixed(span * i / 4, 1) << " s</text>\n";
+  }
+  s << "<g id=\"legend\">\n<text x=\"" << kMargin << "\" y=\"" << legend_y << "\">outcome of each attempt, and the colour of each step:</text>\n";
+  double key_x = kMargin;
+  for (size_t i = 0; i < legend.size(); ++i) {
+    const size_t step = i - std::min(i, kOutcomeKeys);  // the outcome keys' row, then one row per `columns` steps
+    const double x = i < kOutcomeKeys ? key_x : kMargin + entry_w * static_cast<double>(step % columns);
+    const double y = legend_y + 8 + kLegendRowH * static_cast<double>(i < kOutcomeKeys ? 0 : 1 + step / columns);
+    if (i < kOutcomeKeys) key_x += entry_width(legend[i]);
+    s << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << kSwatch << "\" height=\"" << kSwatch << "\" "
+      << Style(legend[i].colour, legend[i].hatch, legend[i].style) << "/><text x=\"" << x + kSwatch + 6 << "\" y=\"" << y + 11 << "\">"
+      << Escape(legend[i].label) << "</text>\n";
+  }
+  s << "</g>\n</svg>\n";
+  return s.str();
+}
+
+}  // namespace scimesh::launcher
