@@ -11,6 +11,7 @@
 #include <rapidjson/document.h>
 
 #include "protocol/json_io.h"
+#include "protocol/wire_limits.h"
 
 namespace scimesh::coordinator {
 

@@ -5,6 +5,7 @@
 // underlying rapidjson values are not mutated concurrently.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,12 +16,17 @@
 #include <rapidjson/writer.h>
 
 #include "protocol/status.h"
-#include "protocol/wire_limits.h"
 
 namespace scimesh {
 
-// Deepest nesting accepted from a peer. The coordinator refuses requests
-// deeper than 64; a lease wraps such values in a few more levels.
+// How far JSON text from a peer or a file may go (ParseJson). The client
+// reads with the defaults; the coordinator refuses requests deeper than 64
+// (kServerJsonLimits, protocol/wire_limits.h), and a lease wraps such values
+// in a few more levels.
+struct JsonLimits {
+  int max_depth = 128;                 // nesting of arrays and objects
+  size_t max_string_bytes = SIZE_MAX;  // one string or key
+};
 inline constexpr int kMaxJsonDepth = JsonLimits{}.max_depth;
 
 // Writer used for everything scimesh sends. Strings must be valid UTF-8:

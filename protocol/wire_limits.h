@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "protocol/json_io.h"
+
 namespace scimesh {
 
 // Largest integer accepted where docs/protocol.md names no bound.
@@ -31,14 +33,9 @@ inline constexpr size_t kMaxMediaTypeBytes = 255;     // an artifact's `media_ty
 inline constexpr size_t kMaxProgressBytes = 4 * 1024;      // heartbeat `progress`, serialized
 inline constexpr size_t kMaxErrorMessageBytes = 4 * 1024;  // fail `message` (longer is cut)
 
-// How far a peer's JSON text may go (protocol/json_io.h ParseJson). The client
-// reads with the defaults: a lease wraps a run's values in a few more levels
-// than a request may hold. The coordinator reads request bodies with
-// kServerJsonLimits (docs/protocol.md "Limits").
-struct JsonLimits {
-  int max_depth = 128;                    // nesting of arrays and objects
-  size_t max_string_bytes = SIZE_MAX;     // one string or key
-};
+// The coordinator reads request bodies with these (docs/protocol.md
+// "Limits"); the client reads with JsonLimits' defaults: a lease wraps a
+// run's values in a few more levels than a request may hold.
 inline constexpr JsonLimits kServerJsonLimits{64, 64 * 1024};
 
 }  // namespace scimesh
