@@ -1,9 +1,9 @@
 // Figures for keeping many leases alive (prints, asserts nothing): threads,
 // CPU and RSS of this process while it holds N leases beating every
 // heartbeat_ms (default a second) against a fake coordinator in a child
-// process, with one HeartbeatHub ("hub") or one HeartbeatLoop and Client per
-// lease ("loop", today's way); the same with a lease state file each
-// (rewritten after every beat); then the same leases between beats
+// process, with one HeartbeatHub ("hub", as the launcher keeps its leases)
+// or one HeartbeatLoop and Client per lease ("loop"); the same with a lease
+// state file each (rewritten after every beat); then the same leases between beats
 // (heartbeat_ms one hour): the idle cost. For the hub, also its thread's
 // wake-ups per beat.
 //

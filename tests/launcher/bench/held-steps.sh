@@ -104,7 +104,7 @@ cat <<TABLE
 
 ## Launcher holding $HELD_STEPS steps (local backend, synthetic "$TOPOLOGY", $held_pus cpus), $(date -u +%Y-%m-%d), load average $(cut -d' ' -f1-3 /proc/loadavg)
 
-| figure | scimesh-launch${EXTRA_ARGS[*]:+ ${EXTRA_ARGS[*]}} | goal (issue 15) |
+| figure | scimesh-launch${EXTRA_ARGS[*]:+ ${EXTRA_ARGS[*]}} | goal |
 |---|---|---|
 | threads | $held_threads | <= 16 |
 | VmHWM / VmRSS | $((held_hwm_kib / 1024)) MiB / $((held_rss_kib / 1024)) MiB | <= 32 MiB RSS |

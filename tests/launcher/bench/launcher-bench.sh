@@ -24,8 +24,8 @@ source "$(dirname "$0")/bench-lib.sh"
 CHAIN_STEPS=${SCIMESH_BENCH_CHAIN_STEPS:-$(sized 10 20)}
 TINY_STEPS=${SCIMESH_BENCH_TINY_STEPS:-$(sized 20 40)}
 TINY_SLEEP=${SCIMESH_BENCH_TINY_SLEEP:-0.2}
-# The 2-node steps come first: see "Known launcher limits" in docs/performance.md
-# (a 2-node step offered in one claim after 1-cpu steps cannot be placed).
+# A mix of 2-node and 1-node steps (the claim places the widest first,
+# launcher/placement/claim_order.h, whatever the queue's order).
 MIXED=${SCIMESH_BENCH_MIXED:-"2:2:2 2:1:3 2:1:3 1:1:4 1:1:1 1:1:2 1:1:3 1:1:1 1:1:4 1:1:2 1:1:1 1:1:2 1:1:3 1:1:1"}
 
 # mode_workflow WORKFLOW MODE: the workflow's name for one --agents mode. Each
@@ -92,8 +92,8 @@ total_cpus() {
 # A fresh launcher per phase, because a claim held from an earlier phase
 # carries stale free capacity. Its own worker_id and only its own workflow,
 # because the coordinator keeps holding a stopped launcher's long-poll claim
-# and hands leases to it that nobody receives (they expire unstarted and
-# spend the step's only attempt): see docs/performance.md, "Launcher".
+# and hands leases to it that nobody receives (they expire unstarted and are
+# requeued, which only delays the run): see docs/performance.md, "Launcher".
 launcher_run() {
   local workflow steps=$2 mode=$3 t0 run status last n launcher rc=0
   local -a agents=()
@@ -210,7 +210,7 @@ harness_init launcher-bench
 command -v parallel >/dev/null || fail "GNU parallel is not installed (scripts/install-deps)"
 use_dev_cluster
 coordinator_start --threads 512 --retry-base-ms 200
-# Node agents on and off when the launcher has them (issue 15), else once.
+# Node agents on and off when the launcher has them, else once.
 if [[ -z ${SCIMESH_BENCH_AGENT_MODES:-} ]]; then
   if "$SCIMESH_LAUNCH_BIN" --help 2>&1 | grep -q -- '--agents'; then AGENT_MODES="yes no"; else AGENT_MODES=default; fi
 else
@@ -271,14 +271,14 @@ cat <<TABLE
 
 ## Launcher benchmark: job $job on $job_nodes ($cpus cpus), $(date -u +%Y-%m-%d), load average $(cut -d' ' -f1-3 /proc/loadavg): queue wait $(calc "$job_started - $submitted" 0) s, allocation $(calc "$job_ended - $job_started" 0) s, all after the queue $(calc "$(now) - $job_started" 0) s
 
-| figure | baseline | scimesh-launch | launcher / baseline | goal (issue 15) |
+| figure | baseline | scimesh-launch | launcher / baseline | goal |
 |---|---|---|---|---|
 $(for mode in $AGENT_MODES; do launcher_rows "$mode"; done)
 | (baseline through the wrapper) | srun --exact scimesh-rank --: $rank_step s/step | | | |
 
 Baseline sruns that printed "step creation temporarily disabled": $srun_waits.
 TABLE
-# Where a launcher step's time goes; the issue's goal: a 1-node step starts
+# Where a launcher step's time goes; the goal: a 1-node step starts
 # <= 5 ms after its lease arrives.
 for mode in $AGENT_MODES; do
   for w in bench-chain bench-tiny; do
