@@ -57,5 +57,7 @@ if(SCIMESH_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)
 endif()
 
-# Every target includes by path from the repository root: "protocol/status.h".
+# Every target includes by path from the repository root: "protocol/util/status.h"
+# (the protocol layers and the coordinator and plugin through include roots of
+# their own: protocol/CMakeLists.txt).
 set(SCIMESH_SOURCE_ROOT "${PROJECT_SOURCE_DIR}")

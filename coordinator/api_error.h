@@ -12,7 +12,7 @@
 #include <utility>
 #include <variant>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::coordinator {
 

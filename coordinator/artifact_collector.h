@@ -12,7 +12,7 @@
 #include <mutex>
 #include <thread>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::coordinator {
 

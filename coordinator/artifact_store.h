@@ -17,8 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/sha256.h"
-#include "protocol/status.h"
+#include "protocol/util/sha256.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::coordinator {
 

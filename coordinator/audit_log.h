@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "coordinator/clock.h"
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::coordinator {
 

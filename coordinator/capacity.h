@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "coordinator/definition.h"
-#include "protocol/wire.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::coordinator {
 

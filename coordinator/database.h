@@ -12,7 +12,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 struct sqlite3;
 struct sqlite3_stmt;

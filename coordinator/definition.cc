@@ -7,8 +7,8 @@
 
 #include "coordinator/input_template.h"
 #include "coordinator/json_text.h"
-#include "protocol/json_io.h"
-#include "protocol/wire_json.h"
+#include "protocol/util/json_io.h"
+#include "protocol/wire/wire_json.h"
 
 namespace scimesh::coordinator {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "coordinator/api_error.h"
 #include "coordinator/states.h"
-#include "protocol/status.h"
-#include "protocol/wire.h"
+#include "protocol/util/status.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::coordinator {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "coordinator/responses.h"
-#include "protocol/log.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::coordinator {
 void ReplyJson(HttpResponse& res, int status, const std::string& json) {

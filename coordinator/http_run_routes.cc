@@ -4,7 +4,7 @@
 #include "coordinator/http_api.h"
 #include "coordinator/requests.h"
 #include "coordinator/responses.h"
-#include "protocol/identifiers.h"
+#include "protocol/wire/identifiers.h"
 
 namespace scimesh::coordinator {
 

@@ -16,7 +16,7 @@
 #include "coordinator/api_error.h"
 #include "coordinator/http_exchange.h"
 #include "coordinator/responses.h"
-#include "protocol/log.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::coordinator {
 

@@ -19,7 +19,7 @@
 #include "coordinator/http_connection_limits.h"
 #include "coordinator/http_message.h"
 #include "coordinator/work_queue.h"
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 struct MHD_Daemon;
 struct MHD_Connection;

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "protocol/random_hex.h"
+#include "protocol/util/random_hex.h"
 
 namespace scimesh::coordinator {
 

@@ -10,7 +10,7 @@
 
 #include <rapidjson/document.h>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::coordinator {
 

@@ -10,8 +10,8 @@
 
 #include <rapidjson/document.h>
 
-#include "protocol/json_io.h"
-#include "protocol/wire_limits.h"
+#include "protocol/util/json_io.h"
+#include "protocol/wire/wire_limits.h"
 
 namespace scimesh::coordinator {
 

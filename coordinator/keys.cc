@@ -15,8 +15,8 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/id_generator.h"
-#include "protocol/identifiers.h"
-#include "protocol/sha256.h"
+#include "protocol/wire/identifiers.h"
+#include "protocol/util/sha256.h"
 #include "coordinator/wire_time.h"
 
 namespace scimesh::coordinator {

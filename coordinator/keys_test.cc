@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "protocol/sha256.h"
+#include "protocol/util/sha256.h"
 
 namespace scimesh::coordinator {
 namespace {

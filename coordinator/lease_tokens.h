@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::coordinator {
 

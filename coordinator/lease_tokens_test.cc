@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "protocol/test_dir.h"
+#include "tests/support/test_dir.h"
 
 namespace scimesh::coordinator {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "coordinator/ledger_internal.h"
 #include "coordinator/schema.h"
-#include "protocol/json_io.h"
+#include "protocol/util/json_io.h"
 
 namespace scimesh::coordinator {
 namespace {

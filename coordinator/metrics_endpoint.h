@@ -11,7 +11,7 @@
 #include "coordinator/http_server.h"
 #include "coordinator/metrics.h"
 #include "coordinator/metrics_queries.h"
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::coordinator {
 

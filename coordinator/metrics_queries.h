@@ -8,7 +8,7 @@
 #include <string>
 
 #include "coordinator/metrics.h"
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 struct sqlite3;
 

@@ -3,9 +3,9 @@
 
 #include <charconv>
 
-#include "protocol/identifiers.h"
-#include "protocol/wire_json.h"
-#include "protocol/wire_limits.h"
+#include "protocol/wire/identifiers.h"
+#include "protocol/wire/wire_json.h"
+#include "protocol/wire/wire_limits.h"
 
 namespace scimesh::coordinator {
 namespace {

@@ -14,8 +14,8 @@
 
 #include "coordinator/api_error.h"
 #include "coordinator/definition.h"
-#include "protocol/status.h"
-#include "protocol/wire.h"
+#include "protocol/util/status.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::coordinator {
 

@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
-#include "protocol/wire_json.h"
-#include "protocol/wire_limits.h"
+#include "protocol/wire/wire_json.h"
+#include "protocol/wire/wire_limits.h"
 
 namespace scimesh::coordinator {
 namespace {

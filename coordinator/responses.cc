@@ -6,8 +6,8 @@
 #include "coordinator/responses.h"
 
 #include "coordinator/wire_time.h"
-#include "protocol/json_io.h"
-#include "protocol/wire_json.h"
+#include "protocol/util/json_io.h"
+#include "protocol/wire/wire_json.h"
 
 namespace scimesh::coordinator {
 namespace {

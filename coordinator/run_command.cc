@@ -12,11 +12,11 @@
 #include <thread>
 
 #include "coordinator/run_view_text.h"
-#include "protocol/client.h"
-#include "protocol/json_io.h"
-#include "protocol/log.h"
-#include "protocol/token.h"
-#include "protocol/wire_json.h"
+#include "protocol/client/client.h"
+#include "protocol/util/json_io.h"
+#include "protocol/util/log.h"
+#include "protocol/util/token.h"
+#include "protocol/wire/wire_json.h"
 
 namespace scimesh::coordinator {
 namespace {

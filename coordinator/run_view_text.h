@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-#include "protocol/wire.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::coordinator {
 

@@ -29,7 +29,7 @@
 #include "coordinator/metrics.h"
 #include "coordinator/metrics_endpoint.h"
 #include "coordinator/sweeper.h"
-#include "protocol/log.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::coordinator {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <string_view>
 
-#include "protocol/wire.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::coordinator {
 

@@ -3,7 +3,7 @@
 
 #include <charconv>
 
-#include "protocol/offer_fit.h"
+#include "protocol/wire/offer_fit.h"
 
 namespace scimesh::coordinator {
 namespace {

@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "coordinator/requests.h"
-#include "protocol/wire_json.h"
+#include "protocol/wire/wire_json.h"
 
 namespace scimesh::coordinator {
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "fuzz/fuzz_input.h"
-#include "protocol/backoff.h"
-#include "protocol/url.h"
-#include "protocol/wire_json.h"
+#include "protocol/util/backoff.h"
+#include "protocol/util/url.h"
+#include "protocol/wire/wire_json.h"
 
 namespace {
 

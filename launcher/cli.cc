@@ -16,8 +16,8 @@
 
 #include "launcher/launcher.h"
 #include "launcher/timeline/timeline.h"
-#include "protocol/attempt_files.h"
-#include "protocol/log.h"
+#include "protocol/attempt/attempt_files.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "protocol/log.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::launcher {
 

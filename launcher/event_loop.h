@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "protocol/status.h"
-#include "protocol/unique_fd.h"
+#include "protocol/util/status.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::launcher {
 

@@ -9,8 +9,8 @@
 #include "launcher/allocation/command_output.h"
 #include "launcher/allocation/node_probe.h"
 #include "launcher/placement/unfittable_steps.h"
-#include "protocol/host_name.h"
-#include "protocol/log.h"
+#include "protocol/util/host_name.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::launcher {
 namespace {

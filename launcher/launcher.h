@@ -23,7 +23,7 @@
 #include "launcher/placement/placement.h"
 #include "launcher/step/spank_use.h"
 #include "launcher/definitions/step_commands.h"
-#include "protocol/client.h"
+#include "protocol/client/client.h"
 
 namespace scimesh::launcher {
 

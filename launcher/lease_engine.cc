@@ -9,9 +9,9 @@
 #include <iterator>
 #include <optional>
 
-#include "protocol/attempt_files.h"
-#include "protocol/log.h"
-#include "protocol/token.h"
+#include "protocol/attempt/attempt_files.h"
+#include "protocol/util/log.h"
+#include "protocol/util/token.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -27,8 +27,8 @@
 #include "launcher/step/launched_step.h"
 #include "launcher/step/node_agents.h"
 #include "launcher/work_pool.h"
-#include "protocol/heartbeat_hub.h"
-#include "protocol/lease_session.h"
+#include "protocol/runtime/heartbeat_hub.h"
+#include "protocol/runtime/lease_session.h"
 
 namespace scimesh::launcher {
 

@@ -1,7 +1,7 @@
 // A fixed set of threads, each with its own Client, serving one queue.
 #include "launcher/work_pool.h"
 
-#include "protocol/log.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::launcher {
 

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "protocol/client.h"
+#include "protocol/client/client.h"
 
 namespace scimesh::launcher {
 

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::mpi {
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::mpi {
 

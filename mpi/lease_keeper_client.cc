@@ -6,12 +6,12 @@
 #include <cstdlib>
 
 #include "mpi/lease_keeper.h"
-#include "protocol/attempt_files.h"
-#include "protocol/client.h"
-#include "protocol/heartbeat_loop.h"
-#include "protocol/host_name.h"
-#include "protocol/lease_file.h"
-#include "protocol/lease_state.h"
+#include "protocol/attempt/attempt_files.h"
+#include "protocol/client/client.h"
+#include "protocol/runtime/heartbeat_loop.h"
+#include "protocol/util/host_name.h"
+#include "protocol/attempt/lease_file.h"
+#include "protocol/attempt/lease_state.h"
 
 namespace scimesh::mpi {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "protocol/rank_environment.h"
+#include "protocol/attempt/rank_environment.h"
 
 namespace scimesh::mpi {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "mpi/rank_assignment.h"
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::mpi {
 

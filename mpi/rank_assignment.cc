@@ -5,8 +5,8 @@
 
 #include <cstdlib>
 
-#include "protocol/attempt_files.h"
-#include "protocol/placement_file.h"
+#include "protocol/attempt/attempt_files.h"
+#include "protocol/attempt/placement_file.h"
 
 namespace scimesh::mpi {
 

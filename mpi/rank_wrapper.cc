@@ -16,8 +16,8 @@
 
 #include "mpi/pinning.h"
 #include "mpi/rank_assignment.h"
-#include "protocol/child_process.h"
-#include "protocol/token.h"
+#include "protocol/util/child_process.h"
+#include "protocol/util/token.h"
 
 namespace scimesh::mpi {
 namespace {

@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "protocol/atomic_file.h"
-#include "protocol/identifiers.h"
-#include "protocol/json_io.h"
+#include "protocol/util/atomic_file.h"
+#include "protocol/wire/identifiers.h"
+#include "protocol/util/json_io.h"
 
 namespace scimesh::mpi {
 

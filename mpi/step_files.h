@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/attempt_files.h"
-#include "protocol/status.h"
+#include "protocol/attempt/attempt_files.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::mpi {
 

@@ -8,8 +8,8 @@
 
 #include "mpi/pinning.h"
 #include "mpi/rank_assignment.h"
-#include "protocol/attempt_files.h"
-#include "protocol/lease_file.h"
+#include "protocol/attempt/attempt_files.h"
+#include "protocol/attempt/lease_file.h"
 
 namespace scimesh::mpi {
 namespace {

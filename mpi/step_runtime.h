@@ -13,8 +13,8 @@
 #include "mpi/cancel_fanout.h"
 #include "mpi/lease_keeper.h"
 #include "mpi/step_files.h"
-#include "protocol/status.h"
-#include "protocol/wire.h"
+#include "protocol/util/status.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::mpi {
 

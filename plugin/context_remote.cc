@@ -15,9 +15,9 @@
 #include "plugin/plugin_state.h"
 #include "plugin/slurm_calls.h"
 #include "plugin/spank_log.h"
-#include "protocol/attempt_files.h"
-#include "protocol/host_name.h"
-#include "protocol/lease_state.h"
+#include "protocol/attempt/attempt_files.h"
+#include "protocol/util/host_name.h"
+#include "protocol/attempt/lease_state.h"
 
 namespace scimesh::spank {
 namespace {

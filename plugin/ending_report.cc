@@ -7,8 +7,8 @@
 
 #include "plugin/slurm_calls.h"
 #include "plugin/spank_log.h"
-#include "protocol/client.h"
-#include "protocol/url.h"
+#include "protocol/client/client.h"
+#include "protocol/util/url.h"
 
 namespace scimesh::spank {
 

@@ -17,11 +17,11 @@
 #include <string>
 
 #include "plugin/plugin_config.h"
-#include "protocol/clock.h"
-#include "protocol/lease_file.h"
-#include "protocol/status.h"
-#include "protocol/token.h"
-#include "protocol/wire.h"
+#include "protocol/util/clock.h"
+#include "protocol/attempt/lease_file.h"
+#include "protocol/util/status.h"
+#include "protocol/util/token.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::spank {
 

@@ -1,7 +1,7 @@
 // Opening the attempt directory and its lease.json as the job owner.
 #include "plugin/lease_files.h"
 
-#include "protocol/attempt_files.h"
+#include "protocol/attempt/attempt_files.h"
 
 namespace scimesh::spank {
 

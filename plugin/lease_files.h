@@ -6,9 +6,9 @@
 
 #include "plugin/lease_option.h"
 #include "plugin/owner_files.h"
-#include "protocol/lease_file.h"
-#include "protocol/status.h"
-#include "protocol/unique_fd.h"
+#include "protocol/attempt/lease_file.h"
+#include "protocol/util/status.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::spank {
 

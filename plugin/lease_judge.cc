@@ -1,8 +1,8 @@
 // The watcher's decision on each read of the lease state file.
 #include "plugin/lease_judge.h"
 
-#include "protocol/cancellation.h"
-#include "protocol/clock.h"
+#include "protocol/util/cancellation.h"
+#include "protocol/util/clock.h"
 
 namespace scimesh::spank {
 

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <string>
 
-#include "protocol/lease_state.h"
-#include "protocol/status.h"
+#include "protocol/attempt/lease_state.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::spank {
 

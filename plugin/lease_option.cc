@@ -1,7 +1,7 @@
 // --scimesh-lease values: an attempt directory or a lease id.
 #include "plugin/lease_option.h"
 
-#include "protocol/identifiers.h"
+#include "protocol/wire/identifiers.h"
 
 namespace scimesh::spank {
 namespace {

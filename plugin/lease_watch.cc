@@ -8,8 +8,8 @@
 #include "plugin/lease_judge.h"
 #include "plugin/quiet_thread.h"
 #include "plugin/spank_log.h"
-#include "protocol/attempt_files.h"
-#include "protocol/lease_state.h"
+#include "protocol/attempt/attempt_files.h"
+#include "protocol/attempt/lease_state.h"
 
 namespace scimesh::spank {
 

@@ -26,8 +26,8 @@
 #include <thread>
 
 #include "plugin/owner_files.h"
-#include "protocol/status.h"
-#include "protocol/unique_fd.h"
+#include "protocol/util/status.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::spank {
 

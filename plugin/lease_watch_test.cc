@@ -15,8 +15,8 @@
 
 #include <gtest/gtest.h>
 
-#include "protocol/lease_state.h"
-#include "protocol/test_dir.h"
+#include "protocol/attempt/lease_state.h"
+#include "tests/support/test_dir.h"
 
 namespace scimesh::spank {
 namespace {

@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "protocol/attempt_files.h"
+#include "protocol/attempt/attempt_files.h"
 
 namespace scimesh::spank {
 namespace {

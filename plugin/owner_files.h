@@ -18,8 +18,8 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/status.h"
-#include "protocol/unique_fd.h"
+#include "protocol/util/status.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::spank {
 

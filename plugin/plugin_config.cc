@@ -4,7 +4,7 @@
 #include <charconv>
 #include <set>
 
-#include "protocol/url.h"
+#include "protocol/util/url.h"
 
 namespace scimesh::spank {
 namespace {

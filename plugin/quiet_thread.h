@@ -8,7 +8,7 @@
 #include <functional>
 #include <thread>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::spank {
 

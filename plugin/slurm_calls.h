@@ -16,7 +16,7 @@
 #include <slurm/slurm_version.h>
 
 #include "plugin/spank_log.h"
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 // 25.05 added slurm_spank_init_failure_mode, a variable the plugin defines
 // (spank_scimesh.cc, the module's own file: it must be exported).

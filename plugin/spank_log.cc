@@ -8,7 +8,7 @@
 #include <spdlog/sinks/base_sink.h>
 
 #include "plugin/slurm_calls.h"
-#include "protocol/log.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::spank {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "examples/poisson/subdomain.h"
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::poisson {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "examples/poisson/solve.h"
-#include "protocol/log.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::poisson {
 

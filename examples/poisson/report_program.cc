@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "examples/poisson/convergence.h"
-#include "protocol/log.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::poisson {
 

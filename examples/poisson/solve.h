@@ -11,7 +11,7 @@
 
 #include "examples/poisson/conjugate_gradient.h"
 #include "examples/poisson/solve_input.h"
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::poisson {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::poisson {
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::poisson {
 

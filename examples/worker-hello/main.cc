@@ -16,8 +16,8 @@
 #include <string>
 #include <thread>
 
-#include "protocol/json_io.h"
-#include "protocol/worker.h"
+#include "protocol/util/json_io.h"
+#include "protocol/runtime/worker.h"
 
 namespace {
 

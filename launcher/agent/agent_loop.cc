@@ -19,9 +19,9 @@
 #include "launcher/agent/line_splitter.h"
 #include "launcher/agent/memory_cgroup.h"
 #include "launcher/agent/step_spawn.h"
-#include "protocol/child_process.h"
-#include "protocol/host_name.h"
-#include "protocol/unique_fd.h"
+#include "protocol/util/child_process.h"
+#include "protocol/util/host_name.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::agent {
 namespace {

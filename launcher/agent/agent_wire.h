@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::agent {
 

@@ -12,7 +12,7 @@
 #include <set>
 #include <string>
 
-#include "protocol/child_process.h"
+#include "protocol/util/child_process.h"
 
 namespace scimesh::agent {
 namespace {

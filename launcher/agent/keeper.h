@@ -13,8 +13,8 @@
 
 #include <sys/types.h>
 
-#include "protocol/status.h"
-#include "protocol/unique_fd.h"
+#include "protocol/util/status.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::agent {
 

@@ -7,7 +7,7 @@
 
 #include <filesystem>
 
-#include "protocol/test_dir.h"
+#include "tests/support/test_dir.h"
 
 namespace scimesh::agent {
 namespace {

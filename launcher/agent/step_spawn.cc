@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "protocol/child_process.h"
+#include "protocol/util/child_process.h"
 
 namespace scimesh::agent {
 namespace {

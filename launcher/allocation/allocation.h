@@ -16,7 +16,7 @@
 
 #include "launcher/placement/placement.h"
 #include "launcher/placement/topology.h"
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::launcher {
 

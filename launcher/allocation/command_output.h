@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::launcher {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::launcher {
 

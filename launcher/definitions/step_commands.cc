@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "launcher/definitions/definitions_fields.h"
-#include "protocol/json_io.h"
-#include "protocol/wire_json.h"
+#include "protocol/util/json_io.h"
+#include "protocol/wire/wire_json.h"
 
 namespace scimesh::launcher {
 namespace {

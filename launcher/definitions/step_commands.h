@@ -10,8 +10,8 @@
 #include <tuple>
 #include <vector>
 
-#include "protocol/status.h"
-#include "protocol/wire.h"
+#include "protocol/util/status.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::launcher {
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "launcher/placement/placement.h"
-#include "protocol/wire.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::launcher {
 

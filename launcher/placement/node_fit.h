@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "launcher/placement/topology.h"
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::launcher {
 

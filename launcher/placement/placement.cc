@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "launcher/allocation/index_list.h"
-#include "protocol/placement_file.h"
+#include "protocol/attempt/placement_file.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "launcher/placement/node_fit.h"
 #include "launcher/placement/topology.h"
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::launcher {
 

@@ -10,7 +10,7 @@
 #include <map>
 #include <set>
 
-#include "protocol/log.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 struct hwloc_topology;
 

@@ -1,7 +1,7 @@
 // Which registered steps the allocation can never run, in the shared wording.
 #include "launcher/placement/unfittable_steps.h"
 
-#include "protocol/offer_fit.h"
+#include "protocol/wire/offer_fit.h"
 
 namespace scimesh::launcher {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/wire.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::launcher {
 

@@ -11,8 +11,8 @@
 #include <cstring>
 #include <thread>
 
-#include "protocol/child_process.h"
-#include "protocol/token.h"
+#include "protocol/util/child_process.h"
+#include "protocol/util/token.h"
 
 namespace scimesh::launcher {
 namespace {

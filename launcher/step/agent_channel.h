@@ -26,8 +26,8 @@
 
 #include "launcher/agent/agent_wire.h"
 #include "launcher/agent/line_splitter.h"
-#include "protocol/status.h"
-#include "protocol/unique_fd.h"
+#include "protocol/util/status.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::launcher {
 

@@ -10,8 +10,8 @@
 #include <cstring>
 
 #include "launcher/agent/agent_wire.h"
-#include "protocol/log.h"
-#include "protocol/random_hex.h"
+#include "protocol/util/log.h"
+#include "protocol/util/random_hex.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -25,8 +25,8 @@
 #include <string>
 
 #include "launcher/event_loop.h"
-#include "protocol/status.h"
-#include "protocol/unique_fd.h"
+#include "protocol/util/status.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::launcher {
 

@@ -22,7 +22,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
-#include "protocol/log.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::launcher {
 namespace {

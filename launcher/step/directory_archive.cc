@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/atomic_file.h"
-#include "protocol/unique_fd.h"
+#include "protocol/util/atomic_file.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::launcher {
 

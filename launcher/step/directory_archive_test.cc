@@ -12,9 +12,9 @@
 #include <cstring>
 #include <filesystem>
 
-#include "protocol/sha256.h"
-#include "protocol/test_dir.h"
-#include "protocol/unique_fd.h"
+#include "protocol/util/sha256.h"
+#include "tests/support/test_dir.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::launcher {
 namespace {

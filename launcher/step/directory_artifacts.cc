@@ -5,9 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "protocol/attempt_dir.h"
-#include "protocol/attempt_files.h"
-#include "protocol/unique_fd.h"
+#include "protocol/attempt/attempt_dir.h"
+#include "protocol/attempt/attempt_files.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -2,7 +2,7 @@
 #include "launcher/step/launch_command.h"
 
 #include "launcher/step/step_environment.h"
-#include "protocol/rank_environment.h"
+#include "protocol/attempt/rank_environment.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -11,8 +11,8 @@
 
 #include "launcher/placement/placement.h"
 #include "launcher/definitions/step_commands.h"
-#include "protocol/status.h"
-#include "protocol/wire.h"
+#include "protocol/util/status.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::launcher {
 

@@ -11,11 +11,11 @@
 #include "launcher/step/step_failure.h"
 #include "launcher/step/step_part.h"
 #include "launcher/step/step_results.h"
-#include "protocol/atomic_file.h"
-#include "protocol/attempt_files.h"
-#include "protocol/host_name.h"
-#include "protocol/lease_state.h"
-#include "protocol/log.h"
+#include "protocol/util/atomic_file.h"
+#include "protocol/attempt/attempt_files.h"
+#include "protocol/util/host_name.h"
+#include "protocol/attempt/lease_state.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -24,8 +24,8 @@
 #include "launcher/definitions/step_commands.h"
 #include "launcher/step/step_process.h"
 #include "launcher/step/step_watch.h"
-#include "protocol/step_context.h"
-#include "protocol/unique_fd.h"
+#include "protocol/runtime/step_context.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::launcher {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "launcher/step/step_process.h"
-#include "protocol/step_context.h"
+#include "protocol/runtime/step_context.h"
 
 namespace scimesh::launcher {
 

@@ -3,7 +3,7 @@
 
 #include <signal.h>
 
-#include "protocol/log.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "launcher/step/launch_command.h"
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::launcher {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "launcher/definitions/step_commands.h"
-#include "protocol/wire.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::launcher {
 

@@ -15,7 +15,7 @@
 
 #include "launcher/definitions/step_commands.h"
 #include "launcher/step/step_process.h"
-#include "protocol/step_context.h"
+#include "protocol/runtime/step_context.h"
 
 namespace scimesh::launcher {
 

@@ -2,7 +2,7 @@
 #include "launcher/step/step_part.h"
 
 #include "launcher/step/step_environment.h"
-#include "protocol/attempt_files.h"
+#include "protocol/attempt/attempt_files.h"
 
 namespace scimesh::launcher {
 

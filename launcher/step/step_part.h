@@ -12,7 +12,7 @@
 #include "launcher/step/launch_command.h"
 #include "launcher/definitions/step_commands.h"
 #include "launcher/step/step_process.h"
-#include "protocol/step_context.h"
+#include "protocol/runtime/step_context.h"
 
 namespace scimesh::launcher {
 

@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <thread>
 
-#include "protocol/child_process.h"
-#include "protocol/token.h"
-#include "protocol/unique_fd.h"
+#include "protocol/util/child_process.h"
+#include "protocol/util/token.h"
+#include "protocol/util/unique_fd.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -9,9 +9,9 @@
 #include <regex>
 
 #include "launcher/step/directory_archive.h"
-#include "protocol/attempt_dir.h"
-#include "protocol/attempt_files.h"
-#include "protocol/step_output.h"
+#include "protocol/attempt/attempt_dir.h"
+#include "protocol/attempt/attempt_files.h"
+#include "protocol/attempt/step_output.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "launcher/step/directory_archive.h"
-#include "protocol/attempt_files.h"
-#include "protocol/test_dir.h"
+#include "protocol/attempt/attempt_files.h"
+#include "tests/support/test_dir.h"
 
 namespace scimesh::launcher {
 namespace {

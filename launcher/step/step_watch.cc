@@ -4,8 +4,8 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "protocol/lease_state.h"
-#include "protocol/log.h"
+#include "protocol/attempt/lease_state.h"
+#include "protocol/util/log.h"
 
 namespace scimesh::launcher {
 

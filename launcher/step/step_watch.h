@@ -20,7 +20,7 @@
 #include "launcher/event_loop.h"
 #include "launcher/step/step_part.h"
 #include "launcher/step/step_process.h"
-#include "protocol/step_context.h"
+#include "protocol/runtime/step_context.h"
 
 namespace scimesh::launcher {
 

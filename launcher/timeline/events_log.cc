@@ -8,7 +8,7 @@
 #include <cinttypes>
 #include <cstring>
 
-#include "protocol/json_io.h"
+#include "protocol/util/json_io.h"
 
 namespace scimesh::launcher {
 namespace {

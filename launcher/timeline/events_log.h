@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "launcher/placement/placement.h"
-#include "protocol/status.h"
-#include "protocol/wire.h"
+#include "protocol/util/status.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::launcher {
 

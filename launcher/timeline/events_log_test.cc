@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "protocol/json_io.h"
+#include "protocol/util/json_io.h"
 
 namespace scimesh::launcher {
 namespace {

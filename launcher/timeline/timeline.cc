@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "protocol/json_io.h"
+#include "protocol/util/json_io.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -10,9 +10,9 @@
 #include <optional>
 #include <string_view>
 
-#include "protocol/client.h"
-#include "protocol/log.h"
-#include "protocol/sha256.h"
+#include "protocol/client/client.h"
+#include "protocol/util/log.h"
+#include "protocol/util/sha256.h"
 #include "tests/client/hostile_server.h"
 
 using namespace scimesh;

@@ -1,6 +1,6 @@
 // Client against the hostile server: retries, 409 reasons, timeouts, resets,
 // malformed and oversized answers, redirects and where the token goes.
-#include "protocol/client.h"
+#include "protocol/client/client.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -14,8 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "protocol/sha256.h"
-#include "protocol/wire_json.h"
+#include "protocol/util/sha256.h"
+#include "protocol/wire/wire_json.h"
 #include "tests/client/hostile_server.h"
 #include "tests/lib/time_scale.h"
 

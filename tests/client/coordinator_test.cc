@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "protocol/client.h"
-#include "protocol/worker.h"
+#include "protocol/client/client.h"
+#include "protocol/runtime/worker.h"
 #include "tests/client/hostile_server.h"
 #include "tests/client/real_coordinator.h"
 

@@ -14,8 +14,8 @@
 #include <gtest/gtest.h>
 #include <openssl/ssl.h>
 
-#include "protocol/client.h"
-#include "protocol/worker.h"
+#include "protocol/client/client.h"
+#include "protocol/runtime/worker.h"
 #include "tests/client/real_coordinator.h"
 #include "tests/client/self_signed_cert.h"
 

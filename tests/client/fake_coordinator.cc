@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
-#include "protocol/sha256.h"
-#include "protocol/wire_json.h"
+#include "protocol/util/sha256.h"
+#include "protocol/wire/wire_json.h"
 
 namespace scimesh::testing {
 namespace {

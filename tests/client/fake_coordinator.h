@@ -14,7 +14,7 @@
 #include <set>
 #include <string>
 
-#include "protocol/wire.h"
+#include "protocol/wire/wire.h"
 #include "tests/client/hostile_server.h"
 
 namespace scimesh::testing {

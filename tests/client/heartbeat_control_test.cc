@@ -3,8 +3,8 @@
 // server, by the same tests: they keep the new expiry, rewrite the state
 // file, cancel on fenced, run_terminal and a passed deadline, and follow a
 // take-over by another holder.
-#include "protocol/heartbeat_loop.h"
-#include "protocol/heartbeat_hub.h"
+#include "protocol/runtime/heartbeat_loop.h"
+#include "protocol/runtime/heartbeat_hub.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -14,7 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include "protocol/lease_state.h"
+#include "protocol/attempt/lease_state.h"
 #include "tests/client/hostile_server.h"
 
 namespace scimesh {

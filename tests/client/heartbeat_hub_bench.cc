@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "protocol/heartbeat_hub.h"
-#include "protocol/heartbeat_loop.h"
-#include "protocol/log.h"
-#include "protocol/test_dir.h"
+#include "protocol/runtime/heartbeat_hub.h"
+#include "protocol/runtime/heartbeat_loop.h"
+#include "protocol/util/log.h"
+#include "tests/support/test_dir.h"
 #include "tests/client/hostile_server.h"
 
 using namespace scimesh;

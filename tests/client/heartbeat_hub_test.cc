@@ -2,7 +2,7 @@
 // keeps each lease exactly as HeartbeatLoop does): many leases on few
 // kept-alive connections, and no lease's trouble delaying another's beats or
 // expiry.
-#include "protocol/heartbeat_hub.h"
+#include "protocol/runtime/heartbeat_hub.h"
 
 #include <atomic>
 #include <map>
@@ -15,9 +15,9 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
-#include "protocol/lease_state.h"
-#include "protocol/log.h"
-#include "protocol/test_dir.h"
+#include "protocol/attempt/lease_state.h"
+#include "protocol/util/log.h"
+#include "tests/support/test_dir.h"
 #include "tests/client/fake_coordinator.h"
 #include "tests/client/hostile_server.h"
 #include "tests/lib/time_scale.h"

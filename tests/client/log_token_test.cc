@@ -6,8 +6,8 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
-#include "protocol/log.h"
-#include "protocol/sha256.h"
+#include "protocol/util/log.h"
+#include "protocol/util/sha256.h"
 #include "tests/client/worker_harness.h"
 
 namespace scimesh {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "protocol/status.h"
+#include "protocol/util/status.h"
 
 namespace scimesh::testing {
 

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "protocol/client.h"
+#include "protocol/client/client.h"
 #include "tests/client/self_signed_cert.h"
 #include "tests/lib/time_scale.h"
 

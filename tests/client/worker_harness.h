@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "protocol/worker.h"
+#include "protocol/runtime/worker.h"
 #include "tests/client/fake_coordinator.h"
 
 namespace scimesh::testing {

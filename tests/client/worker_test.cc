@@ -1,7 +1,7 @@
 // The worker rules, each its own scenario, against the fake coordinator:
 // runner error, bad input checksum, upload error, lease lost mid-body, empty
 // result, unservable, replayed complete, run_terminal, concurrency.
-#include "protocol/worker.h"
+#include "protocol/runtime/worker.h"
 
 #include <sys/stat.h>
 
@@ -14,10 +14,10 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
-#include "protocol/lease_state.h"
-#include "protocol/log.h"
-#include "protocol/sha256.h"
-#include "protocol/wire_json.h"
+#include "protocol/attempt/lease_state.h"
+#include "protocol/util/log.h"
+#include "protocol/util/sha256.h"
+#include "protocol/wire/wire_json.h"
 #include "tests/client/worker_harness.h"
 
 namespace scimesh {

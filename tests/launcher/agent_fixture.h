@@ -21,7 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "launcher/step/agent_channel.h"
-#include "protocol/test_dir.h"
+#include "tests/support/test_dir.h"
 
 namespace scimesh::launcher::agent_testing {
 

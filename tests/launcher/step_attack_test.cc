@@ -28,8 +28,8 @@
 #include <gtest/gtest.h>
 
 #include "launcher/lease_engine.h"
-#include "protocol/host_name.h"
-#include "protocol/test_dir.h"
+#include "protocol/util/host_name.h"
+#include "tests/support/test_dir.h"
 #include "tests/client/fake_coordinator.h"
 
 namespace scimesh::launcher {

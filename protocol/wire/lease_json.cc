@@ -1,0 +1,260 @@
+// JSON for claim requests/responses and the lease (docs/protocol.md "claim", "The lease").
+#include <limits>
+
+#include "protocol/wire/identifiers.h"
+#include "protocol/util/json_io.h"
+#include "protocol/wire/wire_json.h"
+#include "protocol/wire/wire_limits.h"
+
+namespace scimesh {
+namespace {
+
+void WriteResources(JsonWriter& w, const Resources& r) {
+  w.StartObject();
+  WriteInt(w, "nodes", r.nodes);
+  WriteInt(w, "ranks_per_node", r.ranks_per_node);
+  WriteInt(w, "cpus_per_rank", r.cpus_per_rank);
+  WriteInt(w, "gpus_per_rank", r.gpus_per_rank);
+  w.EndObject();
+}
+
+void WriteLease(JsonWriter& w, const Lease& l, std::optional<std::string_view> coordinator_url) {
+  w.StartObject();
+  WriteString(w, "lease_id", l.lease_id);
+  WriteString(w, "run_id", l.run_id);
+  WriteString(w, "step_id", l.step_id);
+  WriteString(w, "workflow", l.workflow);
+  WriteString(w, "version", l.version);
+  WriteInt(w, "attempt", l.attempt);
+  w.Key("input");
+  WriteRawJson(w, l.input_json);
+  w.Key("previous");
+  WriteRawJson(w, l.previous_json);
+  w.Key("run_state");
+  WriteRawJson(w, l.run_state_json);
+  w.Key("correlation");
+  WriteRawJson(w, l.correlation_json);
+  WriteString(w, "idempotency_key", l.idempotency_key);
+  WriteString(w, "trace_id", l.trace_id);
+  WriteString(w, "span_id", l.span_id);
+  WriteString(w, "delivery", DeliveryName(l.delivery));
+  w.Key("resources");
+  WriteResources(w, l.resources);
+  WriteInt(w, "walltime_s", l.walltime_s);
+  w.Key("input_artifacts");
+  w.StartArray();
+  for (const auto& a : l.input_artifacts) {
+    w.StartObject();
+    WriteString(w, "step_id", a.step_id);
+    WriteString(w, "name", a.name);
+    WriteString(w, "uri", a.uri);
+    WriteString(w, "sha256", a.sha256);
+    WriteInt(w, "size", a.size);
+    WriteString(w, "media_type", a.media_type);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("artifact_quota");
+  w.StartObject();
+  WriteInt(w, "count", l.artifact_quota.count);
+  WriteInt(w, "bytes", l.artifact_quota.bytes);
+  w.EndObject();
+  if (!l.lease_token.empty()) WriteString(w, "lease_token", l.lease_token);
+  WriteInt(w, "lease_ttl_ms", l.lease_ttl_ms);
+  WriteInt(w, "heartbeat_ms", l.heartbeat_ms);
+  WriteString(w, "lease_expires_at", l.lease_expires_at);
+  if (coordinator_url) WriteString(w, "coordinator_url", *coordinator_url);
+  w.EndObject();
+}
+
+Status CheckHex(std::string_view value, size_t length, const std::string& field) {
+  bool ok = value.size() == length;
+  for (char c : value) ok = ok && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+  if (ok) return Status::Ok();
+  return Status::InvalidArgument(field + ": must be " + std::to_string(length) +
+                                 " lowercase hex digits");
+}
+
+Result<Resources> ResourcesFrom(const JsonObject& o) {
+  Resources r;
+  SCIMESH_ASSIGN_OR_RETURN(r.nodes, o.Int("nodes"));
+  SCIMESH_ASSIGN_OR_RETURN(r.ranks_per_node, o.Int("ranks_per_node"));
+  SCIMESH_ASSIGN_OR_RETURN(r.cpus_per_rank, o.Int("cpus_per_rank"));
+  SCIMESH_ASSIGN_OR_RETURN(r.gpus_per_rank, o.Int("gpus_per_rank"));
+  if (r.nodes < 1 || r.ranks_per_node < 1 || r.cpus_per_rank < 1 || r.gpus_per_rank < 0) {
+    return Status::InvalidArgument(o.path() + ": resources out of range");
+  }
+  return r;
+}
+
+Result<InputArtifact> InputArtifactFrom(const JsonObject& o) {
+  InputArtifact a;
+  SCIMESH_ASSIGN_OR_RETURN(a.step_id, o.String("step_id"));
+  SCIMESH_ASSIGN_OR_RETURN(a.name, o.String("name"));
+  SCIMESH_ASSIGN_OR_RETURN(a.uri, o.String("uri"));
+  SCIMESH_ASSIGN_OR_RETURN(a.sha256, o.String("sha256"));
+  SCIMESH_ASSIGN_OR_RETURN(a.size, o.Int("size"));
+  SCIMESH_ASSIGN_OR_RETURN(a.media_type, o.String("media_type"));
+  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(a.step_id, o.FieldPath("step_id")));
+  SCIMESH_RETURN_IF_ERROR(CheckArtifactName(a.name, o.FieldPath("name")));
+  SCIMESH_RETURN_IF_ERROR(CheckSha256(a.sha256, o.FieldPath("sha256")));
+  if (a.size < 0) return Status::InvalidArgument(o.FieldPath("size") + ": must not be negative");
+  return a;
+}
+
+Result<Lease> LeaseFrom(const JsonObject& o) {
+  Lease l;
+  SCIMESH_ASSIGN_OR_RETURN(l.lease_id, o.String("lease_id"));
+  SCIMESH_ASSIGN_OR_RETURN(l.run_id, o.String("run_id"));
+  SCIMESH_ASSIGN_OR_RETURN(l.step_id, o.String("step_id"));
+  SCIMESH_ASSIGN_OR_RETURN(l.workflow, o.String("workflow"));
+  SCIMESH_ASSIGN_OR_RETURN(l.version, o.String("version"));
+  SCIMESH_ASSIGN_OR_RETURN(l.attempt, o.Int("attempt"));
+  SCIMESH_ASSIGN_OR_RETURN(l.input_json, o.Raw("input"));
+  SCIMESH_ASSIGN_OR_RETURN(l.previous_json, o.RawObject("previous"));
+  SCIMESH_ASSIGN_OR_RETURN(l.run_state_json, o.RawObject("run_state"));
+  l.correlation_json = o.OptRaw("correlation").value_or("null");
+  SCIMESH_ASSIGN_OR_RETURN(l.idempotency_key, o.String("idempotency_key"));
+  SCIMESH_ASSIGN_OR_RETURN(l.trace_id, o.String("trace_id"));
+  SCIMESH_ASSIGN_OR_RETURN(l.span_id, o.String("span_id"));
+  SCIMESH_ASSIGN_OR_RETURN(std::string delivery, o.String("delivery"));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject resources, o.Object("resources"));
+  SCIMESH_ASSIGN_OR_RETURN(l.resources, ResourcesFrom(resources));
+  SCIMESH_ASSIGN_OR_RETURN(l.walltime_s, o.Int("walltime_s"));
+  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* artifacts, o.Array("input_artifacts"));
+  for (rapidjson::SizeType i = 0; i < artifacts->Size(); ++i) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject a,
+                             JsonObject::Of((*artifacts)[i], ElementPath(o.FieldPath("input_artifacts"), i)));
+    SCIMESH_ASSIGN_OR_RETURN(InputArtifact artifact, InputArtifactFrom(a));
+    l.input_artifacts.push_back(std::move(artifact));
+  }
+  if (o.Has("artifact_quota")) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject q, o.Object("artifact_quota"));
+    SCIMESH_ASSIGN_OR_RETURN(l.artifact_quota.count, q.IntIn("count", 0, kMaxWireInt));
+    SCIMESH_ASSIGN_OR_RETURN(l.artifact_quota.bytes, q.IntIn("bytes", 0, std::numeric_limits<int64_t>::max()));
+  }
+  SCIMESH_ASSIGN_OR_RETURN(auto lease_token, o.OptStringIn("lease_token", 1, kMaxLeaseTokenBytes));
+  l.lease_token = lease_token.value_or("");
+  for (char c : l.lease_token) {
+    if (c <= 0x20 || c >= 0x7f) return Status::InvalidArgument(o.FieldPath("lease_token") + ": not one word of visible ASCII");
+  }
+  SCIMESH_ASSIGN_OR_RETURN(l.lease_ttl_ms, o.Int("lease_ttl_ms"));
+  SCIMESH_ASSIGN_OR_RETURN(l.heartbeat_ms, o.Int("heartbeat_ms"));
+  SCIMESH_ASSIGN_OR_RETURN(l.lease_expires_at, o.String("lease_expires_at"));
+
+  // The ids become URL segments and directory names: check them all here.
+  SCIMESH_RETURN_IF_ERROR(CheckLeaseId(l.lease_id, o.FieldPath("lease_id")));
+  SCIMESH_RETURN_IF_ERROR(CheckRunId(l.run_id, o.FieldPath("run_id")));
+  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(l.step_id, o.FieldPath("step_id")));
+  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(l.workflow, o.FieldPath("workflow")));
+  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(l.version, o.FieldPath("version")));
+  SCIMESH_RETURN_IF_ERROR(CheckHex(l.trace_id, 32, o.FieldPath("trace_id")));
+  SCIMESH_RETURN_IF_ERROR(CheckHex(l.span_id, 16, o.FieldPath("span_id")));
+  if (l.attempt < 1) return Status::InvalidArgument(o.FieldPath("attempt") + ": must be >= 1");
+  auto d = ParseDelivery(delivery);
+  if (!d) return Status::InvalidArgument(o.FieldPath("delivery") + ": unknown '" + delivery + "'");
+  l.delivery = *d;
+  if (l.lease_ttl_ms < 1 || l.heartbeat_ms < 1) {
+    return Status::InvalidArgument(o.path() + ": lease_ttl_ms and heartbeat_ms must be positive");
+  }
+  return l;
+}
+
+}  // namespace
+
+std::string SerializeClaimRequest(const ClaimRequest& r) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  WriteString(w, "worker_id", r.worker_id);
+  WriteInt(w, "max", r.max);
+  WriteInt(w, "wait_ms", r.wait_ms);
+  if (r.run_id) WriteString(w, "run_id", *r.run_id);
+  if (r.free) {
+    w.Key("free");
+    w.StartObject();
+    w.Key("nodes");
+    w.StartArray();
+    for (const auto& n : r.free->nodes) {
+      w.StartObject();
+      WriteString(w, "name", n.name);
+      WriteInt(w, "cpus", n.cpus);
+      WriteInt(w, "gpus", n.gpus);
+      w.EndObject();
+    }
+    w.EndArray();
+    WriteInt(w, "walltime_s", r.free->walltime_s);
+    w.EndObject();
+  }
+  w.EndObject();
+  return JsonText(buf);
+}
+
+Result<ClaimRequest> ParseClaimRequest(std::string_view json, const JsonLimits& limits) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "claim request", limits));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
+  ClaimRequest r;
+  SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
+  SCIMESH_RETURN_IF_ERROR(CheckWorkerId(r.worker_id, o.FieldPath("worker_id")));
+  SCIMESH_ASSIGN_OR_RETURN(r.max, o.IntIn("max", 1, kMaxClaimMax));
+  SCIMESH_ASSIGN_OR_RETURN(auto wait, o.OptIntIn("wait_ms", 0, kMaxClaimWaitMs));
+  r.wait_ms = wait.value_or(0);
+  SCIMESH_ASSIGN_OR_RETURN(r.run_id, o.OptString("run_id"));
+  if (r.run_id) SCIMESH_RETURN_IF_ERROR(CheckRunId(*r.run_id, o.FieldPath("run_id")));
+  if (o.Has("free")) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject f, o.Object("free"));
+    FreeCapacity free;
+    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* nodes, f.ArrayIn("nodes", 0, kMaxFreeNodes));
+    for (rapidjson::SizeType i = 0; i < nodes->Size(); ++i) {
+      SCIMESH_ASSIGN_OR_RETURN(JsonObject n, JsonObject::Of((*nodes)[i], ElementPath("free.nodes", i)));
+      FreeNode node;
+      SCIMESH_ASSIGN_OR_RETURN(node.name, n.StringIn("name", 1, kMaxHostBytes));
+      SCIMESH_ASSIGN_OR_RETURN(node.cpus, n.IntIn("cpus", 0, kMaxWireInt));
+      SCIMESH_ASSIGN_OR_RETURN(node.gpus, n.IntIn("gpus", 0, kMaxWireInt));
+      free.nodes.push_back(std::move(node));
+    }
+    SCIMESH_ASSIGN_OR_RETURN(free.walltime_s, f.IntIn("walltime_s", 0, kMaxWireInt));
+    r.free = std::move(free);
+  }
+  return r;
+}
+
+std::string SerializeClaimResponse(const ClaimResponse& r) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  w.Key("leases");
+  w.StartArray();
+  for (const auto& l : r.leases) WriteLease(w, l, std::nullopt);
+  w.EndArray();
+  w.EndObject();
+  return JsonText(buf);
+}
+
+Result<ClaimResponse> ParseClaimResponse(std::string_view json) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "claim response"));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
+  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* leases, o.Array("leases"));
+  ClaimResponse r;
+  for (rapidjson::SizeType i = 0; i < leases->Size(); ++i) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject lo, JsonObject::Of((*leases)[i], ElementPath("leases", i)));
+    SCIMESH_ASSIGN_OR_RETURN(Lease lease, LeaseFrom(lo));
+    r.leases.push_back(std::move(lease));
+  }
+  return r;
+}
+
+std::string SerializeLease(const Lease& lease, std::optional<std::string_view> coordinator_url) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  WriteLease(w, lease, coordinator_url);
+  return JsonText(buf);
+}
+
+Result<Lease> ParseLease(std::string_view json) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "lease"));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
+  return LeaseFrom(o);
+}
+
+}  // namespace scimesh

@@ -1,0 +1,249 @@
+// JSON for the run API (scope execute): start, show, journal, cancel.
+#include "protocol/wire/identifiers.h"
+#include "protocol/util/json_io.h"
+#include "protocol/wire/wire_json.h"
+#include "protocol/wire/wire_json_parts.h"
+#include "protocol/wire/wire_limits.h"
+
+namespace scimesh {
+namespace {
+
+void WriteOptString(JsonWriter& w, const char* key, const std::optional<std::string>& v) {
+  w.Key(key);
+  if (v) w.String(v->data(), static_cast<rapidjson::SizeType>(v->size()));
+  else w.Null();
+}
+
+Result<AttemptView> AttemptFrom(const JsonObject& o) {
+  AttemptView a;
+  SCIMESH_ASSIGN_OR_RETURN(a.attempt, o.Int("attempt"));
+  SCIMESH_ASSIGN_OR_RETURN(a.lease_id, o.String("lease_id"));
+  SCIMESH_ASSIGN_OR_RETURN(a.worker_id, o.String("worker_id"));
+  SCIMESH_ASSIGN_OR_RETURN(a.status, o.String("status"));
+  SCIMESH_ASSIGN_OR_RETURN(a.claimed_at, o.OptString("claimed_at"));
+  SCIMESH_ASSIGN_OR_RETURN(a.started_at, o.OptString("started_at"));
+  SCIMESH_ASSIGN_OR_RETURN(a.ended_at, o.OptString("ended_at"));
+  a.error_json = o.OptRaw("error").value_or("null");
+  // Absent from coordinators older than these fields: null, as for none.
+  a.progress_json = o.OptRaw("progress").value_or("null");
+  a.usage_json = o.OptRaw("usage").value_or("null");
+  return a;
+}
+
+Result<StepView> StepFrom(const JsonObject& o) {
+  StepView s;
+  SCIMESH_ASSIGN_OR_RETURN(s.step_id, o.String("step_id"));
+  SCIMESH_ASSIGN_OR_RETURN(s.status, o.String("status"));
+  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* attempts, o.Array("attempts"));
+  for (rapidjson::SizeType i = 0; i < attempts->Size(); ++i) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject ao, JsonObject::Of((*attempts)[i], ElementPath(o.FieldPath("attempts"), i)));
+    SCIMESH_ASSIGN_OR_RETURN(AttemptView a, AttemptFrom(ao));
+    s.attempts.push_back(std::move(a));
+  }
+  s.output_json = o.OptRaw("output").value_or("null");
+  if (o.Has("artifacts")) {
+    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* arts, o.Array("artifacts"));
+    for (rapidjson::SizeType i = 0; i < arts->Size(); ++i) {
+      SCIMESH_ASSIGN_OR_RETURN(JsonObject ao, JsonObject::Of((*arts)[i], ElementPath(o.FieldPath("artifacts"), i)));
+      SCIMESH_ASSIGN_OR_RETURN(ArtifactRef a, ArtifactRefFrom(ao));
+      s.artifacts.push_back(std::move(a));
+    }
+  }
+  if (o.Has("unfittable")) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject u, o.Object("unfittable"));
+    UnfittableView v;
+    SCIMESH_ASSIGN_OR_RETURN(v.reason, u.String("reason"));
+    SCIMESH_ASSIGN_OR_RETURN(v.workers, u.Int("workers"));
+    s.unfittable = std::move(v);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string SerializeRunCreateRequest(const RunCreateRequest& r) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  WriteString(w, "workflow", r.workflow);
+  if (r.version) WriteString(w, "version", *r.version);
+  w.Key("input");
+  WriteRawJson(w, r.input_json);
+  if (r.correlation_json) {
+    w.Key("correlation");
+    WriteRawJson(w, *r.correlation_json);
+  }
+  if (r.deadline_s) WriteInt(w, "deadline_s", *r.deadline_s);
+  w.EndObject();
+  return JsonText(buf);
+}
+
+Result<RunCreateRequest> ParseRunCreateRequest(std::string_view json, const JsonLimits& limits) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "run request", limits));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
+  RunCreateRequest r;
+  SCIMESH_ASSIGN_OR_RETURN(r.workflow, o.String("workflow"));
+  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(r.workflow, o.FieldPath("workflow")));
+  SCIMESH_ASSIGN_OR_RETURN(r.version, o.OptString("version"));
+  if (r.version) SCIMESH_RETURN_IF_ERROR(CheckIdentifier(*r.version, o.FieldPath("version")));
+  SCIMESH_ASSIGN_OR_RETURN(r.input_json, o.RawObject("input"));
+  if (o.Has("correlation")) r.correlation_json = o.OptRaw("correlation");
+  SCIMESH_ASSIGN_OR_RETURN(r.deadline_s, o.OptIntIn("deadline_s", 1, kMaxRunDeadlineS));
+  return r;
+}
+
+std::string SerializeRunStatus(const RunStatus& r) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  WriteString(w, "run_id", r.run_id);
+  WriteString(w, "status", r.status);
+  w.EndObject();
+  return JsonText(buf);
+}
+
+Result<RunStatus> ParseRunStatus(std::string_view json) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "run status"));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
+  RunStatus r;
+  SCIMESH_ASSIGN_OR_RETURN(r.run_id, o.String("run_id"));
+  SCIMESH_ASSIGN_OR_RETURN(r.status, o.String("status"));
+  return r;
+}
+
+std::string SerializeRunView(const RunView& r) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  WriteString(w, "run_id", r.run_id);
+  WriteString(w, "workflow", r.workflow);
+  WriteString(w, "version", r.version);
+  WriteString(w, "status", r.status);
+  w.Key("input");
+  WriteRawJson(w, r.input_json);
+  w.Key("state");
+  WriteRawJson(w, r.state_json);
+  w.Key("correlation");
+  WriteRawJson(w, r.correlation_json);
+  WriteString(w, "created_at", r.created_at);
+  WriteOptString(w, "finished_at", r.finished_at);
+  WriteOptString(w, "deadline_at", r.deadline_at);
+  w.Key("steps");
+  w.StartArray();
+  for (const auto& s : r.steps) {
+    w.StartObject();
+    WriteString(w, "step_id", s.step_id);
+    WriteString(w, "status", s.status);
+    w.Key("attempts");
+    w.StartArray();
+    for (const auto& a : s.attempts) {
+      w.StartObject();
+      WriteInt(w, "attempt", a.attempt);
+      WriteString(w, "lease_id", a.lease_id);
+      WriteString(w, "worker_id", a.worker_id);
+      WriteString(w, "status", a.status);
+      WriteOptString(w, "claimed_at", a.claimed_at);
+      WriteOptString(w, "started_at", a.started_at);
+      WriteOptString(w, "ended_at", a.ended_at);
+      w.Key("error");
+      WriteRawJson(w, a.error_json);
+      w.Key("progress");
+      WriteRawJson(w, a.progress_json);
+      w.Key("usage");
+      WriteRawJson(w, a.usage_json);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("output");
+    WriteRawJson(w, s.output_json);
+    w.Key("artifacts");
+    w.StartArray();
+    for (const auto& a : s.artifacts) WriteArtifactRef(w, a);
+    w.EndArray();
+    w.Key("unfittable");
+    if (s.unfittable) {
+      w.StartObject();
+      WriteString(w, "reason", s.unfittable->reason);
+      WriteInt(w, "workers", s.unfittable->workers);
+      w.EndObject();
+    } else {
+      w.Null();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return JsonText(buf);
+}
+
+Result<RunView> ParseRunView(std::string_view json) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "run"));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
+  RunView r;
+  SCIMESH_ASSIGN_OR_RETURN(r.run_id, o.String("run_id"));
+  SCIMESH_ASSIGN_OR_RETURN(r.workflow, o.String("workflow"));
+  SCIMESH_ASSIGN_OR_RETURN(r.version, o.String("version"));
+  SCIMESH_ASSIGN_OR_RETURN(r.status, o.String("status"));
+  SCIMESH_ASSIGN_OR_RETURN(r.input_json, o.Raw("input"));
+  SCIMESH_ASSIGN_OR_RETURN(r.state_json, o.Raw("state"));
+  r.correlation_json = o.OptRaw("correlation").value_or("null");
+  SCIMESH_ASSIGN_OR_RETURN(r.created_at, o.String("created_at"));
+  SCIMESH_ASSIGN_OR_RETURN(r.finished_at, o.OptString("finished_at"));
+  SCIMESH_ASSIGN_OR_RETURN(r.deadline_at, o.OptString("deadline_at"));
+  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* steps, o.Array("steps"));
+  for (rapidjson::SizeType i = 0; i < steps->Size(); ++i) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject so, JsonObject::Of((*steps)[i], ElementPath("steps", i)));
+    SCIMESH_ASSIGN_OR_RETURN(StepView s, StepFrom(so));
+    r.steps.push_back(std::move(s));
+  }
+  return r;
+}
+
+std::string SerializeJournal(const Journal& j) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  WriteString(w, "run_id", j.run_id);
+  w.Key("events");
+  w.StartArray();
+  for (const auto& e : j.events) {
+    w.StartObject();
+    WriteInt(w, "seq", e.seq);
+    WriteString(w, "at", e.at);
+    WriteString(w, "type", e.type);
+    WriteOptString(w, "step_id", e.step_id);
+    w.Key("attempt");
+    if (e.attempt) w.Int64(*e.attempt);
+    else w.Null();
+    WriteOptString(w, "worker_id", e.worker_id);
+    w.Key("detail");
+    WriteRawJson(w, e.detail_json);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return JsonText(buf);
+}
+
+Result<Journal> ParseJournal(std::string_view json) {
+  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "journal"));
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
+  Journal j;
+  SCIMESH_ASSIGN_OR_RETURN(j.run_id, o.String("run_id"));
+  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* events, o.Array("events"));
+  for (rapidjson::SizeType i = 0; i < events->Size(); ++i) {
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject eo, JsonObject::Of((*events)[i], ElementPath("events", i)));
+    JournalEvent e;
+    SCIMESH_ASSIGN_OR_RETURN(e.seq, eo.Int("seq"));
+    SCIMESH_ASSIGN_OR_RETURN(e.at, eo.String("at"));
+    SCIMESH_ASSIGN_OR_RETURN(e.type, eo.String("type"));
+    SCIMESH_ASSIGN_OR_RETURN(e.step_id, eo.OptString("step_id"));
+    SCIMESH_ASSIGN_OR_RETURN(e.attempt, eo.OptInt("attempt"));
+    SCIMESH_ASSIGN_OR_RETURN(e.worker_id, eo.OptString("worker_id"));
+    e.detail_json = eo.OptRaw("detail").value_or("{}");
+    j.events.push_back(std::move(e));
+  }
+  return j;
+}
+
+}  // namespace scimesh
