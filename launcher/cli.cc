@@ -1,19 +1,19 @@
-// Flags, environment and signals for scimesh-launch; the report subcommand.
+// scimesh-launch: flags to a running Launcher (the spool made private, signals
+// turned into drains), and the report subcommand.
 #include "launcher/cli.h"
 
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <sstream>
 #include <string>
-#include <atomic>
 #include <thread>
 
+#include "launcher/cli_options.h"
 #include "launcher/launcher.h"
 #include "launcher/timeline/timeline.h"
 #include "protocol/attempt/attempt_files.h"
@@ -21,77 +21,6 @@
 
 namespace scimesh::launcher {
 namespace {
-
-constexpr char kUsage[] = R"(Usage: scimesh-launch [options] --definitions FILE
-       scimesh-launch report EVENTS.jsonl [-o timeline.svg]
-
-Runs inside a SLURM allocation (sbatch/salloc) or on a plain host and fills it
-with steps leased from a scimesh coordinator until the queue is empty, the
-allocation's time is up, or it is told to drain. Each step is placed on exact
-cores (hwloc), started by its node's agent or `srun --exact` (SLURM) or
-mpirun/fork (local), heartbeated, and reported complete or failed. Steps that
-would not finish before the allocation ends are never claimed.
-
-Options:
-  --definitions FILE   the workflows this launcher serves and the command of
-                       each step (JSON; see docs/launcher.md)           [required]
-  --url URL            coordinator URL (default $SCIMESH_URL, else
-                       http://127.0.0.1:8470)
-  --spool DIR          where attempt directories go; must be visible on every
-                       node (default $SCIMESH_SPOOL, else
-                       $SLURM_SUBMIT_DIR/scimesh-spool, else ./scimesh-spool);
-                       created 0700; refused when another user's or writable
-                       by group or others
-  --backend B          slurm | local (default: slurm inside an allocation)
-  --worker-id ID       default slurm/<job id>/<node>, or <host>/<pid>
-  --events FILE        append JSON-lines events here (for `report`)
-  --concurrency N      most steps held at once (default 64)
-  --drain-margin S     stop claiming S seconds before the allocation ends and
-                       drain (default 120)
-  --drain-grace S      on drain, running steps get S seconds to finish before
-                       they are stopped and failed `preempted` (default 60)
-  --walltime S         treat the allocation as ending S seconds from now
-  --idle-exit S        exit after S seconds with nothing to do (default 300;
-                       0: never)
-  --wait-ms MS         long-poll time of each claim (default 20000)
-  --run ID             only claim steps of this run
-  --kill-grace S       SIGTERM -> SIGKILL for a stopped step (default 10)
-  --scimesh-rank PATH  the rank wrapper (default: beside this program)
-  --agents WHEN        yes (the default) or no: inside an allocation, start
-                       one scimesh-agent per node (an srun step overlapping
-                       the others) and have it fork single-rank steps,
-                       pinned, without an srun each; no sends every step
-                       through srun (each then has its own sacct line and
-                       the SPANK plugin)
-  --scimesh-agent PATH the node agent (default: beside this program)
-  --spank[=WHEN]       pass --scimesh-lease to each srun, so the site's SPANK
-                       plugin cancels a step whose lease is lost: auto (the
-                       default) when `srun --help` lists the option; yes
-                       (the bare flag) requires it and fails at start when
-                       the plugin is not loaded; no never passes it
-  --topology SOURCE    place steps as if every node had this hardware: an
-                       hwloc XML file, or synthetic:DESCRIPTION (e.g.
-                       "synthetic:core:32 pu:1"); default: hwloc on this node,
-                       and each other node's own, probed once at start (one
-                       srun running lstopo-no-graphics; mixed node types)
-  --allow-insecure-http  plain http to a non-loopback coordinator
-  -v, --verbose        debug logging
-  -h, --help           this help
-
-Token: $SCIMESH_TOKEN_FILE (a 0600 file) or $SCIMESH_TOKEN; never argv.
-Signals: SIGUSR1 or SIGTERM drain (use sbatch --signal=B:USR1@180); a second
-SIGTERM/SIGINT stops running steps at once (they fail `preempted`).
-
-Example (sbatch script):
-  #SBATCH -N 8 -t 4:00:00 --signal=B:USR1@180
-  export SCIMESH_URL=https://coordinator.example:8470 SCIMESH_TOKEN_FILE=$HOME/.scimesh/token
-  scimesh-launch --definitions mesh-study.launch.json --events events.jsonl
-)";
-
-std::string Env(const char* name, std::string fallback = "") {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? v : fallback;
-}
 
 int Report(int argc, char** argv) {
   std::string events, out;
@@ -138,25 +67,79 @@ int Report(int argc, char** argv) {
   return 0;
 }
 
-bool ParseSeconds(const std::string& s, std::chrono::seconds* out) {
-  char* end = nullptr;
-  long long v = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || v < 0) return false;
-  *out = std::chrono::seconds(v);
-  return true;
+// Prints why the launcher does not start; returns `exit_code`.
+int Refuse(const Status& why, int exit_code) {
+  std::fprintf(stderr, "scimesh-launch: %s\n", why.message().c_str());
+  return exit_code;
 }
 
-// `name` installed beside this program, or where the build tree puts it
-// (`build_dir` relative to launcher/); else the bare name, found in PATH.
-std::string Beside(const std::string& name, const std::filesystem::path& build_dir) {
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (auto candidate : {self.parent_path() / name, (self.parent_path() / build_dir / name).lexically_normal()}) {
-      if (std::filesystem::exists(candidate, ec)) return candidate.string();
+// Makes `spool` absolute, without a trailing slash, as config->spool_dir.
+// Created 0700 whatever the umask; an existing spool of another user, or
+// one group/others could write, is refused: they could plant lease.json.
+Status UsePrivateSpool(const std::string& spool, LauncherConfig* config) {
+  config->spool_dir = std::filesystem::absolute(spool).lexically_normal().string();
+  while (config->spool_dir.size() > 1 && config->spool_dir.back() == '/') config->spool_dir.pop_back();
+  return MakePrivateDirectory(config->spool_dir, ::geteuid(), "spool directory").status();
+}
+
+// Turns SIGUSR1, SIGTERM and SIGINT (blocked in every thread: `set`) into
+// drains of one Launcher, on a thread of its own. The Launcher must outlive
+// this: the thread is joined on destruction, or a late SIGTERM reaches a freed
+// Launcher (ThreadSanitizer saw RequestDrain race ~Launcher after a failed
+// register).
+class SignalDrain {
+ public:
+  SignalDrain(Launcher* launcher, const sigset_t& set) : thread_([this, launcher, set] { Wait(launcher, set); }) {}
+  ~SignalDrain() {
+    done_.store(true);
+    pthread_kill(thread_.native_handle(), SIGUSR1);  // wakes its sigwait
+    thread_.join();
+  }
+  SignalDrain(const SignalDrain&) = delete;
+  SignalDrain& operator=(const SignalDrain&) = delete;
+
+ private:
+  // SIGUSR1 drains; a first SIGTERM says the allocation ends, a first SIGINT
+  // drains; any signal after a SIGTERM or SIGINT stops running steps at once.
+  void Wait(Launcher* l, sigset_t set) {
+    int count = 0;
+    for (;;) {
+      int sig = 0;
+      if (sigwait(&set, &sig) != 0 || done_.load()) return;
+      if (sig == SIGUSR1 && count == 0) {
+        l->RequestDrain("SIGUSR1");
+      } else {
+        ++count;
+        if (count > 1) {
+          l->RequestDrain("second signal: stopping steps now");
+          l->StopNow();
+        } else if (sig == SIGTERM) {
+          l->AllocationSignalled("SIGTERM");
+        } else {
+          l->RequestDrain("SIGINT");
+        }
+      }
     }
   }
-  return name;
+
+  std::atomic<bool> done_{false};
+  std::thread thread_;  // last: started once done_ exists
+};
+
+// Creates the Launcher and runs it to its exit code, signals turned into drains.
+int RunLauncher(LauncherConfig config) {
+  // Signals go to one thread that turns them into a drain; blocked before
+  // the Launcher starts threads of its own, so that they inherit the mask.
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGUSR1, SIGTERM, SIGINT}) sigaddset(&set, s);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+  auto launcher = Launcher::Create(std::move(config));
+  if (!launcher.ok()) return Refuse(launcher.status(), 1);
+  Launcher* l = launcher->get();
+  SignalDrain signals(l, set);
+  return l->Run();
 }
 
 }  // namespace
@@ -164,150 +147,22 @@ std::string Beside(const std::string& name, const std::filesystem::path& build_d
 int RunCli(int argc, char** argv) {
   try {
     if (argc > 1 && std::string(argv[1]) == "report") return Report(argc, argv);
-    LauncherConfig c;
-    c.client.coordinator_url = Env("SCIMESH_URL", "http://127.0.0.1:8470");
-    std::string spool = Env("SCIMESH_SPOOL");
-    if (spool.empty()) spool = Env("SLURM_SUBMIT_DIR", ".") + "/scimesh-spool";
-    c.launch.rank_wrapper = Beside("scimesh-rank", "../mpi");
-    c.agent = Beside("scimesh-agent", "agent");
-    bool verbose = false;
-    for (int i = 1; i < argc; ++i) {
-      std::string a = argv[i];
-      auto value = [&](std::string* out) {
-        if (i + 1 >= argc) return false;
-        *out = argv[++i];
-        return true;
-      };
-      std::string v;
-      std::chrono::seconds secs{};
-      bool ok = true;
-      if (a == "-h" || a == "--help") {
-        std::fputs(kUsage, stdout);
-        return 0;
-      } else if (a == "--definitions") ok = value(&c.definitions_path);
-      else if (a == "--url") ok = value(&c.client.coordinator_url);
-      else if (a == "--spool") ok = value(&spool);
-      else if (a == "--worker-id") ok = value(&c.worker_id);
-      else if (a == "--events") ok = value(&c.events_path);
-      else if (a == "--run") ok = value(&v) && (c.run_id = v, true);
-      else if (a == "--scimesh-rank") ok = value(&c.launch.rank_wrapper);
-      else if (a == "--scimesh-agent") ok = value(&c.agent);
-      else if (a == "--agents") {
-        ok = value(&v) && (v == "yes" || v == "no");
-        c.agents = v == "yes";
-      }
-      else if (a == "--spank") c.spank = SpankUse::kYes;
-      else if (a.rfind("--spank=", 0) == 0) {
-        auto use = ParseSpankUse(a.substr(8));
-        if (!use.ok()) {
-          std::fprintf(stderr, "scimesh-launch: %s (see --help)\n", use.status().message().c_str());
-          return 2;
-        }
-        c.spank = *use;
-      }
-      else if (a == "--topology") ok = value(&c.topology);
-      else if (a == "--allow-insecure-http") c.client.allow_insecure_http = true;
-      else if (a == "-v" || a == "--verbose") verbose = true;
-      else if (a == "--backend") {
-        ok = value(&v) && (v == "slurm" || v == "local");
-        if (ok) c.backend = v == "slurm" ? Backend::kSlurm : Backend::kLocal;
-      } else if (a == "--concurrency") {
-        ok = value(&v) && (c.policy.concurrency = std::atoi(v.c_str())) > 0;
-      } else if (a == "--wait-ms") {
-        ok = value(&v) && (c.wait_ms = std::atoll(v.c_str())) >= 0;
-      } else if (a == "--drain-margin") {
-        ok = value(&v) && ParseSeconds(v, &c.policy.drain_margin);
-      } else if (a == "--drain-grace") {
-        ok = value(&v) && ParseSeconds(v, &c.drain_grace);
-      } else if (a == "--idle-exit") {
-        ok = value(&v) && ParseSeconds(v, &c.idle_exit);
-      } else if (a == "--kill-grace") {
-        ok = value(&v) && ParseSeconds(v, &secs);
-        c.kill_grace = secs;
-      } else if (a == "--walltime") {
-        ok = value(&v) && ParseSeconds(v, &secs);
-        c.walltime = secs;
-      } else {
-        std::fprintf(stderr, "scimesh-launch: unknown option '%s' (see --help)\n", a.c_str());
-        return 2;
-      }
-      if (!ok) {
-        std::fprintf(stderr, "scimesh-launch: option '%s' needs a valid value (see --help)\n", a.c_str());
-        return 2;
-      }
+    auto options = ParseCliOptions(argc, argv);
+    if (!options.ok()) return Refuse(options.status(), 2);
+    if (options->help) {
+      std::fputs(CliUsage(), stdout);
+      return 0;
     }
-    if (c.definitions_path.empty()) {
-      std::fprintf(stderr, "scimesh-launch: --definitions FILE is required (see --help)\n");
-      return 2;
-    }
-    log::SetLevel(verbose ? spdlog::level::debug : spdlog::level::info);
+    log::SetLevel(options->verbose ? spdlog::level::debug : spdlog::level::info);
+    LauncherConfig& c = options->config;
     auto token = LoadTokenFromEnvironment();
-    if (!token.ok()) {
-      std::fprintf(stderr, "scimesh-launch: %s\n", token.status().message().c_str());
-      return 2;
-    }
+    if (!token.ok()) return Refuse(token.status(), 2);
     c.client.token = *token;
     // This process holds the key: no core file, no ptrace by the user's other
     // processes (the steps it spawns are dumpable again after their exec).
-    if (Status s = ProtectKeyHolder(); !s.ok()) {
-      std::fprintf(stderr, "scimesh-launch: %s\n", s.message().c_str());
-      return 1;
-    }
-    // Created 0700 whatever the umask; an existing spool of another user, or
-    // one group/others could write, is refused: they could plant lease.json.
-    c.spool_dir = std::filesystem::absolute(spool).lexically_normal().string();
-    while (c.spool_dir.size() > 1 && c.spool_dir.back() == '/') c.spool_dir.pop_back();
-    if (auto dir = MakePrivateDirectory(c.spool_dir, ::geteuid(), "spool directory"); !dir.ok()) {
-      std::fprintf(stderr, "scimesh-launch: %s\n", dir.status().message().c_str());
-      return 2;
-    }
-
-    // Signals go to one thread that turns them into a drain.
-    sigset_t set;
-    sigemptyset(&set);
-    for (int s : {SIGUSR1, SIGTERM, SIGINT}) sigaddset(&set, s);
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
-
-    auto launcher = Launcher::Create(std::move(c));
-    if (!launcher.ok()) {
-      std::fprintf(stderr, "scimesh-launch: %s\n", launcher.status().message().c_str());
-      return 1;
-    }
-    Launcher* l = launcher->get();
-    std::atomic<bool> done{false};
-    std::thread signals([l, set, &done] {
-      int count = 0;
-      for (;;) {
-        int sig = 0;
-        if (sigwait(&set, &sig) != 0 || done.load()) return;
-        if (sig == SIGUSR1 && count == 0) {
-          l->RequestDrain("SIGUSR1");
-        } else {
-          ++count;
-          if (count > 1) {
-            l->RequestDrain("second signal: stopping steps now");
-            l->StopNow();
-          } else if (sig == SIGTERM) {
-            l->AllocationSignalled("SIGTERM");
-          } else {
-            l->RequestDrain("SIGINT");
-          }
-        }
-      }
-    });
-    // The Launcher is destroyed when this scope ends: the signal thread must be
-    // gone first, or a late SIGTERM reaches a freed Launcher (ThreadSanitizer
-    // saw RequestDrain race ~Launcher after a failed register).
-    struct JoinSignals {
-      std::thread& thread;
-      std::atomic<bool>& done;
-      ~JoinSignals() {
-        done.store(true);
-        pthread_kill(thread.native_handle(), SIGUSR1);  // wakes its sigwait
-        thread.join();
-      }
-    } join_signals{signals, done};
-    return l->Run();
+    if (Status s = ProtectKeyHolder(); !s.ok()) return Refuse(s, 1);
+    if (Status s = UsePrivateSpool(options->spool, &c); !s.ok()) return Refuse(s, 2);
+    return RunLauncher(std::move(c));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scimesh-launch: internal error: %s\n", e.what());
     return 70;

@@ -37,6 +37,23 @@ void Launcher::StopNow() {
 }
 
 Status Launcher::Prepare() {
+  SCIMESH_RETURN_IF_ERROR(DiscoverAllocation());
+  SCIMESH_RETURN_IF_ERROR(ResolveLaunch());
+  SCIMESH_RETURN_IF_ERROR(CreatePlacer());
+
+  auto commands = StepCommands::Load(config_.definitions_path);
+  if (!commands.ok()) return commands.status();
+  commands_ = std::move(*commands);
+
+  auto events = EventsLog::Open(config_.events_path);
+  if (!events.ok()) return events.status();
+  events_ = std::move(*events);
+
+  SCIMESH_RETURN_IF_ERROR(CreateClaimClient());
+  return CreateEngine();
+}
+
+Status Launcher::DiscoverAllocation() {
   AllocationOptions opts;
   opts.hostname = HostName();
   opts.walltime = config_.walltime;
@@ -48,6 +65,10 @@ Status Launcher::Prepare() {
     if (end.ok()) allocation_.end = *end;
     else Log()->warn("time left unknown ({}); claiming as if unlimited", end.status().ToString());
   }
+  return Status::Ok();
+}
+
+Status Launcher::ResolveLaunch() {
   if (!config_.backend) config_.backend = allocation_.under_slurm ? Backend::kSlurm : Backend::kLocal;
   config_.launch.backend = *config_.backend;
   std::string spank_note;
@@ -61,7 +82,10 @@ Status Launcher::Prepare() {
                             ? "slurm/" + allocation_.job_id + "/" + allocation_.this_node
                             : HostName() + "/" + std::to_string(::getpid());
   }
+  return Status::Ok();
+}
 
+Status Launcher::CreatePlacer() {
   auto local = Topology::FromSource(config_.topology);
   if (!local.ok()) return local.status().WithContext("topology");
   // HWLOC_SYNTHETIC / HWLOC_XMLFILE stood in for this machine: its PU
@@ -83,15 +107,10 @@ Status Launcher::Prepare() {
   auto placer = Placer::Create(NodeSpecsFor(allocation_, *local, probed));
   if (!placer.ok()) return placer.status().WithContext("placement");
   placer_ = std::move(*placer);
+  return Status::Ok();
+}
 
-  auto commands = StepCommands::Load(config_.definitions_path);
-  if (!commands.ok()) return commands.status();
-  commands_ = std::move(*commands);
-
-  auto events = EventsLog::Open(config_.events_path);
-  if (!events.ok()) return events.status();
-  events_ = std::move(*events);
-
+Status Launcher::CreateClaimClient() {
   // An idle launcher whose coordinator is unreachable should leave the
   // allocation after --idle-exit, not after the client's whole retry budget.
   ClientOptions claim_options = config_.client;
@@ -102,7 +121,10 @@ Status Launcher::Prepare() {
   auto client = Client::Create(std::move(claim_options));
   if (!client.ok()) return client.status();
   claim_client_ = std::move(*client);
+  return Status::Ok();
+}
 
+Status Launcher::CreateEngine() {
   EngineConfig engine;
   engine.client = config_.client;
   engine.setup = {config_.worker_id, config_.spool_dir, config_.client.coordinator_url};

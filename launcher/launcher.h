@@ -76,7 +76,15 @@ class Launcher {
 
  private:
   explicit Launcher(LauncherConfig config) : config_(std::move(config)) {}
+  // Create's steps, in this order: the allocation (SLURM's or this host),
+  // the backend, SPANK use and worker id, the topologies and the Placer,
+  // then the definitions and events file, the claim client and the engine.
   Status Prepare();
+  Status DiscoverAllocation();
+  Status ResolveLaunch();
+  Status CreatePlacer();
+  Status CreateClaimClient();
+  Status CreateEngine();
   void ClaimLoop();
   void StartLease(const Lease& lease, MonoTime claim_sent_at);
   void LeaseEnded(const Lease& lease, const LeaseReport& report, std::optional<uint64_t> placement_id);

@@ -80,6 +80,22 @@ std::string EachNode(const std::vector<std::string>& names, CpusOf cpus_of, Gpus
   return out;
 }
 
+// One rank's slot as placement.json names it: OS indices of its PUs, sorted;
+// the NUMA nodes local to them; its GPUs.
+RankPlacement RankIn(const Topology& topo, const RankSlot& slot) {
+  RankPlacement rp;
+  std::set<int> numa;
+  for (int pu : slot.pus) {
+    rp.cpus.push_back(topo.pus()[static_cast<size_t>(pu)].os_index);
+    const Core& core = topo.cores()[static_cast<size_t>(topo.pus()[static_cast<size_t>(pu)].core)];
+    numa.insert(core.numa.begin(), core.numa.end());
+  }
+  std::sort(rp.cpus.begin(), rp.cpus.end());
+  rp.numa.assign(numa.begin(), numa.end());
+  rp.gpus = slot.gpus;
+  return rp;
+}
+
 }  // namespace
 
 Status ValidateStepResources(const StepResources& step) {
@@ -113,90 +129,113 @@ Result<std::unique_ptr<Placer>> Placer::Create(std::vector<NodeSpec> specs) {
   return std::unique_ptr<Placer>(new Placer(std::move(nodes)));
 }
 
+// What a step needs of each node it is placed on, and how the refusals say it.
+struct Placer::Demand {
+  explicit Demand(const StepResources& resources);
+
+  const StepResources& step;
+  long long ranks = 0;     // in all
+  long long per_node = 0;  // on the node with the most
+  long long cpus = 0, gpus = 0;
+  bool with_gpus = false;
+  std::string text;  // "needs 2 nodes with 4 free cpus each (2 ranks x 2 cpus)"
+};
+
+Placer::Demand::Demand(const StepResources& resources) : step(resources) {
+  ranks = step.ranks > 0 ? step.ranks : static_cast<long long>(step.nodes) * step.ranks_per_node;
+  per_node = (ranks + step.nodes - 1) / step.nodes;
+  cpus = per_node * step.cpus_per_rank;
+  gpus = per_node * step.gpus_per_rank;
+  with_gpus = step.gpus_per_rank > 0;
+  text = "needs " + Plural(step.nodes, "node", "nodes") + " with " + Plural(cpus, "free cpu", "free cpus") +
+         (with_gpus ? " and " + Plural(gpus, "free gpu", "free gpus") : "") + (step.nodes > 1 ? " each" : "") +
+         " (" + Plural(per_node, "rank", "ranks") + " x " + Plural(step.cpus_per_rank, "cpu", "cpus") +
+         (with_gpus ? ", " + Plural(step.gpus_per_rank, "gpu", "gpus") : "") + ")";
+}
+
 Result<Placement> Placer::Place(const StepResources& step) {
   SCIMESH_RETURN_IF_ERROR(ValidateStepResources(step));
-  const long long ranks = step.ranks > 0 ? step.ranks : static_cast<long long>(step.nodes) * step.ranks_per_node;
-  const long long per_node = (ranks + step.nodes - 1) / step.nodes;
-  const long long need_cpus = per_node * step.cpus_per_rank;
-  const long long need_gpus = per_node * step.gpus_per_rank;
-  const bool with_gpus = step.gpus_per_rank > 0;
-  std::string demand = "needs " + Plural(step.nodes, "node", "nodes") + " with " +
-                       Plural(need_cpus, "free cpu", "free cpus") +
-                       (with_gpus ? " and " + Plural(need_gpus, "free gpu", "free gpus") : "") +
-                       (step.nodes > 1 ? " each" : "") + " (" + Plural(per_node, "rank", "ranks") + " x " +
-                       Plural(step.cpus_per_rank, "cpu", "cpus") +
-                       (with_gpus ? ", " + Plural(step.gpus_per_rank, "gpu", "gpus") : "") + ")";
-
+  const Demand demand(step);
   std::lock_guard<std::mutex> lock(mu_);
+  SCIMESH_ASSIGN_OR_RETURN(std::vector<size_t> candidates, Candidates(demand));
+  Held held;
+  SCIMESH_ASSIGN_OR_RETURN(Placement placement, RanksOn(Choose(std::move(candidates), demand), demand, &held));
+  SCIMESH_RETURN_IF_ERROR(Hold(held));
+  placement.id = next_id_++;
+  held_.emplace(placement.id, std::move(held));
+  return placement;
+}
+
+Result<std::vector<size_t>> Placer::Candidates(const Demand& demand) const {
+  const StepResources& step = demand.step;
   std::vector<std::string> names;
   for (const Node& n : nodes_) names.push_back(n.name);
   if (static_cast<size_t>(step.nodes) > nodes_.size()) {
-    return Status::InvalidArgument("step " + demand + "; the allocation has " +
+    return Status::InvalidArgument("step " + demand.text + "; the allocation has " +
                                    Plural(static_cast<long long>(nodes_.size()), "node", "nodes"));
   }
   // Could it fit an empty allocation? If not, waiting will not help.
   size_t ever = 0;
   for (const Node& n : nodes_) {
-    ever += n.state.usable_pu_count() >= need_cpus && n.state.usable_gpu_count() >= need_gpus;
+    ever += n.state.usable_pu_count() >= demand.cpus && n.state.usable_gpu_count() >= demand.gpus;
   }
   if (ever < static_cast<size_t>(step.nodes)) {
     return Status::InvalidArgument(
-        "step " + demand + " and can never fit: when idle " +
+        "step " + demand.text + " and can never fit: when idle " +
         EachNode(
             names, [&](size_t i) { return nodes_[i].state.usable_pu_count(); },
-            [&](size_t i) { return nodes_[i].state.usable_gpu_count(); }, with_gpus));
+            [&](size_t i) { return nodes_[i].state.usable_gpu_count(); }, demand.with_gpus));
   }
   std::vector<size_t> candidates;
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i].state.free_pus() >= need_cpus && nodes_[i].state.free_gpus() >= need_gpus) candidates.push_back(i);
+    if (nodes_[i].state.free_pus() >= demand.cpus && nodes_[i].state.free_gpus() >= demand.gpus) {
+      candidates.push_back(i);
+    }
   }
   if (candidates.size() < static_cast<size_t>(step.nodes)) {
     return Status::Unavailable(
-        "step " + demand + "; " + std::to_string(candidates.size()) + " of " + std::to_string(nodes_.size()) +
+        "step " + demand.text + "; " + std::to_string(candidates.size()) + " of " + std::to_string(nodes_.size()) +
         (candidates.size() == 1 ? " nodes has them: " : " nodes have them: ") +
         EachNode(
             names, [&](size_t i) { return nodes_[i].state.free_pus(); },
-            [&](size_t i) { return nodes_[i].state.free_gpus(); }, with_gpus));
+            [&](size_t i) { return nodes_[i].state.free_gpus(); }, demand.with_gpus));
   }
+  return candidates;
+}
+
+std::vector<size_t> Placer::Choose(std::vector<size_t> candidates, const Demand& demand) const {
   // Nodes where the step gets idle cores first; a CPU-only step away from
   // free GPUs; then the fullest node that fits (packing keeps whole nodes
   // free for multi-node steps); then allocation order.
   std::vector<std::tuple<int, int, int, size_t>> ranked;
   for (size_t i : candidates) {
     const NodeState& s = nodes_[i].state;
-    ranked.emplace_back(s.idle_cores() >= need_cpus ? 0 : 1, with_gpus ? 0 : s.free_gpus(), s.free_pus(), i);
+    ranked.emplace_back(s.idle_cores() >= demand.cpus ? 0 : 1, demand.with_gpus ? 0 : s.free_gpus(), s.free_pus(), i);
   }
-  std::partial_sort(ranked.begin(), ranked.begin() + step.nodes, ranked.end());
-  candidates.resize(static_cast<size_t>(step.nodes));
+  std::partial_sort(ranked.begin(), ranked.begin() + demand.step.nodes, ranked.end());
+  candidates.resize(static_cast<size_t>(demand.step.nodes));
   for (size_t k = 0; k < candidates.size(); ++k) candidates[k] = std::get<3>(ranked[k]);
   // srun numbers ranks block-wise over the nodes in the allocation's order.
   std::sort(candidates.begin(), candidates.end());
+  return candidates;
+}
 
-  Held held;
+Result<Placement> Placer::RanksOn(const std::vector<size_t>& chosen, const Demand& demand, Held* held) const {
+  const StepResources& step = demand.step;
   Placement placement;
   int next_rank = 0;
-  for (size_t k = 0; k < candidates.size(); ++k) {
-    const size_t node = candidates[k];
-    const long long here = ranks / step.nodes + (static_cast<long long>(k) < ranks % step.nodes ? 1 : 0);
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    const size_t node = chosen[k];
+    const long long here = demand.ranks / step.nodes + (static_cast<long long>(k) < demand.ranks % step.nodes ? 1 : 0);
     auto fit = nodes_[node].state.Fit(static_cast<int>(here), step.cpus_per_rank, step.gpus_per_rank);
     if (!fit.ok()) return Status::Internal("placement on " + nodes_[node].name + ": " + fit.status().message());
-    const Topology& topo = nodes_[node].state.topology();
     NodePlacement np;
     np.name = nodes_[node].name;
     np.ranks = static_cast<int>(here);
     for (const RankSlot& slot : fit->ranks) {
-      RankPlacement rp;
+      RankPlacement rp = RankIn(nodes_[node].state.topology(), slot);
       rp.rank = next_rank++;
       rp.node = static_cast<int>(k);
-      std::set<int> numa;
-      for (int pu : slot.pus) {
-        rp.cpus.push_back(topo.pus()[static_cast<size_t>(pu)].os_index);
-        const Core& core = topo.cores()[static_cast<size_t>(topo.pus()[static_cast<size_t>(pu)].core)];
-        numa.insert(core.numa.begin(), core.numa.end());
-      }
-      std::sort(rp.cpus.begin(), rp.cpus.end());
-      rp.numa.assign(numa.begin(), numa.end());
-      rp.gpus = slot.gpus;
       np.cpus.insert(np.cpus.end(), rp.cpus.begin(), rp.cpus.end());
       np.gpus.insert(np.gpus.end(), rp.gpus.begin(), rp.gpus.end());
       placement.ranks.push_back(std::move(rp));
@@ -205,8 +244,12 @@ Result<Placement> Placer::Place(const StepResources& step) {
     std::sort(np.gpus.begin(), np.gpus.end());
     placement.nodes.push_back(std::move(np));
     placement.shares_cores = placement.shares_cores || fit->shares_cores;
-    held.fits.emplace_back(node, std::move(*fit));
+    held->fits.emplace_back(node, std::move(*fit));
   }
+  return placement;
+}
+
+Status Placer::Hold(const Held& held) {
   for (size_t i = 0; i < held.fits.size(); ++i) {
     Status taken = nodes_[held.fits[i].first].state.Take(held.fits[i].second);
     if (!taken.ok()) {
@@ -214,9 +257,7 @@ Result<Placement> Placer::Place(const StepResources& step) {
       return taken;
     }
   }
-  placement.id = next_id_++;
-  held_.emplace(placement.id, std::move(held));
-  return placement;
+  return Status::Ok();
 }
 
 Status Placer::Release(uint64_t placement_id) {

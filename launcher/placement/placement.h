@@ -118,7 +118,20 @@ class Placer {
     std::vector<std::pair<size_t, NodeFit>> fits;  // node index, what it took there
   };
 
+  struct Demand;  // what a step needs of each node (placement.cc)
+
   explicit Placer(std::vector<Node> nodes) : nodes_(std::move(nodes)) {}
+
+  // Place's steps, each with mu_ held. The nodes with room for `demand` now,
+  // in allocation order; InvalidArgument when never, Unavailable when not now.
+  Result<std::vector<size_t>> Candidates(const Demand& demand) const;
+  // The step's nodes among `candidates` (as many as it asks for), in allocation order.
+  std::vector<size_t> Choose(std::vector<size_t> candidates, const Demand& demand) const;
+  // The step's ranks numbered block-wise over `chosen`, fitted to each node's
+  // free PUs and GPUs; what each node would give is appended to `held`.
+  Result<Placement> RanksOn(const std::vector<size_t>& chosen, const Demand& demand, Held* held) const;
+  // Takes what `held` names from its nodes: all of it, or (on failure) none.
+  Status Hold(const Held& held);
 
   mutable std::mutex mu_;
   std::vector<Node> nodes_;

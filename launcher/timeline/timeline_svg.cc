@@ -91,14 +91,18 @@ std::vector<LegendEntry> Legend(const Timeline& t, const std::vector<std::string
   return out;
 }
 
-}  // namespace
+// One row per (node, PU), the allocation's first, then PUs only bars name.
+struct ChartRows {
+  std::vector<std::pair<std::string, int>> keys;        // (node, PU), top to bottom
+  std::map<std::pair<std::string, int>, size_t> index;  // a key's row
+  std::vector<std::string> labels;                      // "n1 cpu 0", by row
+  double label_w = 0;                                   // the widest label
+};
 
-std::string TimelineSvg(const Timeline& t) {
-  // One row per (node, PU), the allocation's first, then PUs only bars name.
-  std::vector<std::pair<std::string, int>> rows;
-  std::map<std::pair<std::string, int>, size_t> row_of;
+ChartRows RowsOf(const Timeline& t) {
+  ChartRows rows;
   auto add_row = [&](const std::string& name, int cpu) {
-    if (row_of.emplace(std::make_pair(name, cpu), rows.size()).second) rows.emplace_back(name, cpu);
+    if (rows.index.emplace(std::make_pair(name, cpu), rows.keys.size()).second) rows.keys.emplace_back(name, cpu);
   };
   for (const auto& [name, cpus] : t.nodes) {
     for (int c = 0; c < cpus; ++c) add_row(name, c);
@@ -108,92 +112,153 @@ std::string TimelineSvg(const Timeline& t) {
       for (int c : cpus) add_row(name, c);
     }
   }
-  std::vector<std::string> row_labels;
-  double label_w = 0;
-  for (const auto& [name, cpu] : rows) {
-    row_labels.push_back(name + " cpu " + std::to_string(cpu));
-    label_w = std::max(label_w, TextW(row_labels.back()));
+  for (const auto& [name, cpu] : rows.keys) {
+    rows.labels.push_back(name + " cpu " + std::to_string(cpu));
+    rows.label_w = std::max(rows.label_w, TextW(rows.labels.back()));
   }
-  const std::vector<std::string> ids = t.StepIds();
-  std::map<std::string, size_t> step_index;
-  for (size_t i = 0; i < ids.size(); ++i) step_index[ids[i]] = i;
-  const std::vector<LegendEntry> legend = Legend(t, ids);
+  return rows;
+}
 
-  const std::string title = "scimesh-launch timeline";
-  const std::string stats = std::to_string(t.StepCount()) + " steps, " + std::to_string(t.bars.size()) +
-                            " attempts; busy " + Fixed(t.busy_span, 1) + " s, then idle " + Fixed(t.IdleTail(), 1) +
-                            " s; core-time utilization " + Fixed(100 * t.Utilization(), 1) + " % of the busy span";
-  auto entry_width = [](const LegendEntry& e) { return kSwatch + 6 + TextW(e.label) + 20; };
-  double keys_w = 0, entry_w = 0;  // the outcome keys' row; a step entry's column
+constexpr char kTitle[] = "scimesh-launch timeline";
+
+// The line under the title: steps, attempts, busy span, idle tail, utilization.
+std::string Stats(const Timeline& t) {
+  return std::to_string(t.StepCount()) + " steps, " + std::to_string(t.bars.size()) + " attempts; busy " +
+         Fixed(t.busy_span, 1) + " s, then idle " + Fixed(t.IdleTail(), 1) + " s; core-time utilization " +
+         Fixed(100 * t.Utilization(), 1) + " % of the busy span";
+}
+
+double EntryWidth(const LegendEntry& e) { return kSwatch + 6 + TextW(e.label) + 20; }
+
+// Where everything goes: the row labels, then the chart; under it the time
+// axis, then the legend (the outcome keys' row, then the steps in columns).
+// The picture is as wide as its widest text.
+struct Layout {
+  double left = 0, width = 0, height = 0;
+  double top = 60, rows_h = 0, axis_y = 0, legend_y = 0;
+  double entry_w = 0;  // a step entry's column in the legend
+  size_t columns = 1;  // step entries per legend row
+  double span = 1;     // the seconds the chart's width stands for
+
+  double X(double at) const { return left + kChartW * at / span; }
+};
+
+Layout LayoutOf(const Timeline& t, const ChartRows& rows, const std::vector<LegendEntry>& legend,
+                const std::string& stats) {
+  Layout l;
+  double keys_w = 0;  // the outcome keys' row
   for (size_t i = 0; i < legend.size(); ++i) {
-    if (i < kOutcomeKeys) keys_w += entry_width(legend[i]);
-    else entry_w = std::max(entry_w, entry_width(legend[i]));
+    if (i < kOutcomeKeys) keys_w += EntryWidth(legend[i]);
+    else l.entry_w = std::max(l.entry_w, EntryWidth(legend[i]));
   }
-  const double left = kMargin + std::max(label_w, 60.0) + 10;
+  l.left = kMargin + std::max(rows.label_w, 60.0) + 10;
   const double right = 40;  // the last axis label ends at the chart's edge
-  const double width = std::max({left + kChartW + right, 2 * kMargin + TextW(title, kTitleCharW),
-                                 2 * kMargin + TextW(stats), 2 * kMargin + keys_w, 2 * kMargin + entry_w});
-  const size_t columns = entry_w > 0 ? std::max<size_t>(1, static_cast<size_t>((width - 2 * kMargin) / entry_w)) : 1;
-  const size_t legend_rows = 1 + (legend.size() - kOutcomeKeys + columns - 1) / columns;
-  const double top = 60, rows_h = kRowH * static_cast<double>(rows.size());
-  const double axis_y = top + rows_h + 16, legend_y = axis_y + 28;
-  const double height = legend_y + 16 + kLegendRowH * static_cast<double>(legend_rows) + kMargin;
-  const double span = t.span > 0 ? t.span : 1;
-  auto x_of = [&](double at) { return left + kChartW * at / span; };
+  l.width = std::max({l.left + kChartW + right, 2 * kMargin + TextW(kTitle, kTitleCharW),
+                      2 * kMargin + TextW(stats), 2 * kMargin + keys_w, 2 * kMargin + l.entry_w});
+  l.columns = l.entry_w > 0 ? std::max<size_t>(1, static_cast<size_t>((l.width - 2 * kMargin) / l.entry_w)) : 1;
+  const size_t legend_rows = 1 + (legend.size() - kOutcomeKeys + l.columns - 1) / l.columns;
+  l.rows_h = kRowH * static_cast<double>(rows.keys.size());
+  l.axis_y = l.top + l.rows_h + 16;
+  l.legend_y = l.axis_y + 28;
+  l.height = l.legend_y + 16 + kLegendRowH * static_cast<double>(legend_rows) + kMargin;
+  l.span = t.span > 0 ? t.span : 1;
+  return l;
+}
 
-  std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << Fixed(width, 0) << "\" height=\"" << Fixed(height, 0)
-    << "\" font-family=\"sans-serif\" font-size=\"11\">\n<defs>\n";
+// The opening tag, the patterns (a hatch per step, the idle tail's), the
+// white background, the title and the stats line.
+void WriteHead(std::ostream& s, const Layout& l, size_t steps, const std::string& stats) {
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << Fixed(l.width, 0) << "\" height=\""
+    << Fixed(l.height, 0) << "\" font-family=\"sans-serif\" font-size=\"11\">\n<defs>\n";
   s << Hatch("hatch-key", kKeyColour);
-  for (size_t i = 0; i < ids.size(); ++i) s << Hatch("hatch-" + std::to_string(i), Colour(i));
+  for (size_t i = 0; i < steps; ++i) s << Hatch("hatch-" + std::to_string(i), Colour(i));
   s << "<pattern id=\"idle\" patternUnits=\"userSpaceOnUse\" width=\"8\" height=\"8\" patternTransform=\"rotate(45)\">"
     << "<rect width=\"8\" height=\"8\" fill=\"#e6e6e6\"/><rect width=\"2\" height=\"8\" fill=\"#cccccc\"/></pattern>\n"
-    << "</defs>\n<rect width=\"" << Fixed(width, 0) << "\" height=\"" << Fixed(height, 0) << "\" fill=\"white\"/>\n";
-  s << "<text x=\"" << kMargin << "\" y=\"22\" font-size=\"14\">" << title << "</text>\n";
+    << "</defs>\n<rect width=\"" << Fixed(l.width, 0) << "\" height=\"" << Fixed(l.height, 0)
+    << "\" fill=\"white\"/>\n";
+  s << "<text x=\"" << kMargin << "\" y=\"22\" font-size=\"14\">" << kTitle << "</text>\n";
   s << "<text x=\"" << kMargin << "\" y=\"40\">" << Escape(stats) << "</text>\n";
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const double y = top + kRowH * static_cast<double>(r);
-    s << "<rect x=\"" << left << "\" y=\"" << y << "\" width=\"" << kChartW << "\" height=\"" << kRowH - 2
+}
+
+void WriteRows(std::ostream& s, const ChartRows& rows, const Layout& l) {
+  for (size_t r = 0; r < rows.keys.size(); ++r) {
+    const double y = l.top + kRowH * static_cast<double>(r);
+    s << "<rect x=\"" << l.left << "\" y=\"" << y << "\" width=\"" << kChartW << "\" height=\"" << kRowH - 2
       << "\" fill=\"#f2f2f2\"/>\n<text x=\"" << kMargin << "\" y=\"" << y + kRowH - 6 << "\">"
-      << Escape(row_labels[r]) << "</text>\n";
+      << Escape(rows.labels[r]) << "</text>\n";
   }
-  if (t.IdleTail() > 0 && !rows.empty()) {
-    const double x = x_of(t.busy_span);
-    s << "<g id=\"idle-tail\"><rect x=\"" << Fixed(x, 1) << "\" y=\"" << top << "\" width=\""
-      << Fixed(left + kChartW - x, 1) << "\" height=\"" << rows_h - 2 << "\" fill=\"url(#idle)\"/>"
-      << "<text x=\"" << Fixed(left + kChartW, 1) << "\" y=\"" << top - 6 << "\" text-anchor=\"end\">idle tail "
-      << Fixed(t.IdleTail(), 1) << " s</text></g>\n";
-  }
+}
+
+// After the last step ended, across every row, labelled with its length.
+void WriteIdleTail(std::ostream& s, const Timeline& t, const Layout& l) {
+  const double x = l.X(t.busy_span);
+  s << "<g id=\"idle-tail\"><rect x=\"" << Fixed(x, 1) << "\" y=\"" << l.top << "\" width=\""
+    << Fixed(l.left + kChartW - x, 1) << "\" height=\"" << l.rows_h - 2 << "\" fill=\"url(#idle)\"/>"
+    << "<text x=\"" << Fixed(l.left + kChartW, 1) << "\" y=\"" << l.top - 6 << "\" text-anchor=\"end\">idle tail "
+    << Fixed(t.IdleTail(), 1) << " s</text></g>\n";
+}
+
+// One bar per attempt and PU, in its step's colour and its outcome's style.
+void WriteBars(std::ostream& s, const Timeline& t, const std::vector<std::string>& ids, const ChartRows& rows,
+               const Layout& l) {
+  std::map<std::string, size_t> step_index;
+  for (size_t i = 0; i < ids.size(); ++i) step_index[ids[i]] = i;
   for (const auto& b : t.bars) {
-    const size_t step = step_index[b.step_id];
+    const size_t step = step_index.at(b.step_id);
     for (const auto& [name, cpus] : b.cores) {
       for (int c : cpus) {
-        const double y = top + kRowH * static_cast<double>(row_of[{name, c}]);
-        s << "<rect x=\"" << Fixed(x_of(b.start), 1) << "\" y=\"" << y << "\" width=\""
-          << Fixed(std::max(1.0, kChartW * (b.end - b.start) / span), 1) << "\" height=\"" << kRowH - 2 << "\" "
-          << Style(Colour(step), "hatch-" + std::to_string(step), OutcomeOf(b)) << "><title>" << Escape(b.step_id) << " attempt " << b.attempt << " ("
-          << Escape(b.outcome.empty() ? "unfinished" : b.outcome) << ") " << Fixed(b.end - b.start, 1)
-          << " s</title></rect>\n";
+        const double y = l.top + kRowH * static_cast<double>(rows.index.at({name, c}));
+        s << "<rect x=\"" << Fixed(l.X(b.start), 1) << "\" y=\"" << y << "\" width=\""
+          << Fixed(std::max(1.0, kChartW * (b.end - b.start) / l.span), 1) << "\" height=\"" << kRowH - 2 << "\" "
+          << Style(Colour(step), "hatch-" + std::to_string(step), OutcomeOf(b)) << "><title>" << Escape(b.step_id)
+          << " attempt " << b.attempt << " (" << Escape(b.outcome.empty() ? "unfinished" : b.outcome) << ") "
+          << Fixed(b.end - b.start, 1) << " s</title></rect>\n";
       }
     }
   }
+}
+
+void WriteAxis(std::ostream& s, const Layout& l) {
   for (int i = 0; i <= 4; ++i) {  // the ends anchored inwards: nothing runs off the picture
     const char* anchor = i == 0 ? "start" : i == 4 ? "end" : "middle";
-    s << "<text x=\"" << x_of(span * i / 4) << "\" y=\"" << axis_y << "\" text-anchor=\"" << anchor << "\">"
-      << Fixed(span * i / 4, 1) << " s</text>\n";
+    s << "<text x=\"" << l.X(l.span * i / 4) << "\" y=\"" << l.axis_y << "\" text-anchor=\"" << anchor << "\">"
+      << Fixed(l.span * i / 4, 1) << " s</text>\n";
   }
-  s << "<g id=\"legend\">\n<text x=\"" << kMargin << "\" y=\"" << legend_y << "\">outcome of each attempt, and the colour of each step:</text>\n";
+}
+
+void WriteLegend(std::ostream& s, const std::vector<LegendEntry>& legend, const Layout& l) {
+  s << "<g id=\"legend\">\n<text x=\"" << kMargin << "\" y=\"" << l.legend_y
+    << "\">outcome of each attempt, and the colour of each step:</text>\n";
   double key_x = kMargin;
   for (size_t i = 0; i < legend.size(); ++i) {
     const size_t step = i - std::min(i, kOutcomeKeys);  // the outcome keys' row, then one row per `columns` steps
-    const double x = i < kOutcomeKeys ? key_x : kMargin + entry_w * static_cast<double>(step % columns);
-    const double y = legend_y + 8 + kLegendRowH * static_cast<double>(i < kOutcomeKeys ? 0 : 1 + step / columns);
-    if (i < kOutcomeKeys) key_x += entry_width(legend[i]);
+    const double x = i < kOutcomeKeys ? key_x : kMargin + l.entry_w * static_cast<double>(step % l.columns);
+    const double y = l.legend_y + 8 + kLegendRowH * static_cast<double>(i < kOutcomeKeys ? 0 : 1 + step / l.columns);
+    if (i < kOutcomeKeys) key_x += EntryWidth(legend[i]);
     s << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << kSwatch << "\" height=\"" << kSwatch << "\" "
-      << Style(legend[i].colour, legend[i].hatch, legend[i].style) << "/><text x=\"" << x + kSwatch + 6 << "\" y=\"" << y + 11 << "\">"
-      << Escape(legend[i].label) << "</text>\n";
+      << Style(legend[i].colour, legend[i].hatch, legend[i].style) << "/><text x=\"" << x + kSwatch + 6
+      << "\" y=\"" << y + 11 << "\">" << Escape(legend[i].label) << "</text>\n";
   }
-  s << "</g>\n</svg>\n";
+  s << "</g>\n";
+}
+
+}  // namespace
+
+std::string TimelineSvg(const Timeline& t) {
+  const ChartRows rows = RowsOf(t);
+  const std::vector<std::string> ids = t.StepIds();
+  const std::vector<LegendEntry> legend = Legend(t, ids);
+  const std::string stats = Stats(t);
+  const Layout layout = LayoutOf(t, rows, legend, stats);
+
+  std::ostringstream s;
+  WriteHead(s, layout, ids.size(), stats);
+  WriteRows(s, rows, layout);
+  if (t.IdleTail() > 0 && !rows.keys.empty()) WriteIdleTail(s, t, layout);
+  WriteBars(s, t, ids, rows, layout);
+  WriteAxis(s, layout);
+  WriteLegend(s, legend, layout);
+  s << "</svg>\n";
   return s.str();
 }
 
