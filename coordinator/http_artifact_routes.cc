@@ -6,8 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/http_api.h"
-#include "coordinator/responses.h"
 #include "protocol/identifiers.h"
+#include "protocol/wire_json.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -108,7 +108,7 @@ void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
   }
   auto recorded = ledger_.RecordUpload(lease_id, caller, name, sha256, in.size(), media_type);
   if (!recorded.ok()) return ReplyError(res, recorded.error());
-  ReplyJson(res, recorded.value().created ? 201 : 200, ToJson(recorded.value().ref));
+  ReplyJson(res, recorded.value().created ? 201 : 200, SerializeArtifactRef(recorded.value().ref));
 }
 
 void HttpApi::DownloadArtifact(const HttpRequest& req, HttpResponse& res) {

@@ -5,8 +5,8 @@
 
 #include "coordinator/http_api.h"
 #include "coordinator/requests.h"
-#include "coordinator/responses.h"
 #include "protocol/identifiers.h"
+#include "protocol/wire_json.h"
 
 namespace scimesh::coordinator {
 
@@ -23,7 +23,7 @@ void HttpApi::Register(const HttpRequest& req, HttpResponse& res, const ContentR
     if (reply.error().error == "not_owner") audit_.Record(key->name, req.method, req.path, 403);
     return ReplyError(res, reply.error());
   }
-  ReplyJson(res, 200, ToJson(reply.value()));
+  ReplyJson(res, 200, SerializeRegisterResponse(reply.value()));
 }
 
 void HttpApi::Claim(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
@@ -45,7 +45,7 @@ void HttpApi::Claim(const HttpRequest& req, HttpResponse& res, const ContentRead
   res.Hold(until, [this, claim, key = *key, method = req.method, path = req.path, until](HttpResponse& r,
                                                                                         bool shutting_down) {
     if (shutting_down) {
-      ReplyJson(r, 200, ToJson(ClaimReply{}));  // release the poll
+      ReplyJson(r, 200, SerializeClaimResponse(ClaimResponse{}));  // release the poll
       return true;
     }
     auto reply = ledger_.Claim(claim, key);
@@ -55,9 +55,9 @@ void HttpApi::Claim(const HttpRequest& req, HttpResponse& res, const ContentRead
       return true;
     }
     if (reply.value().leases.empty() && Clock::now() < until) return false;
-    ClaimReply claimed = std::move(reply).value();
+    ClaimResponse claimed = std::move(reply).value();
     for (Lease& l : claimed.leases) l.lease_token = tokens_.Issue(l.lease_id, l.attempt);
-    ReplyJson(r, 200, ToJson(claimed));
+    ReplyJson(r, 200, SerializeClaimResponse(claimed));
     return true;
   });
 }
@@ -80,7 +80,7 @@ void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse
       caller.worker_id = p.value().worker_id;
       caller.attempt = p.value().attempt;
       auto r = ledger_.Started(lease_id, caller);
-      return r.ok() ? ReplyJson(res, 200, ToJson(r.value())) : ReplyError(res, r.error());
+      return r.ok() ? ReplyJson(res, 200, SerializeExtendResponse(r.value())) : ReplyError(res, r.error());
     }
     case LeaseCall::kHeartbeat: {
       auto p = ReadHeartbeatRequest(*body);
@@ -88,7 +88,7 @@ void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse
       caller.worker_id = p.value().worker_id;
       caller.attempt = p.value().attempt;
       auto r = ledger_.Heartbeat(lease_id, caller, p.value().progress_json);
-      return r.ok() ? ReplyJson(res, 200, ToJson(r.value())) : ReplyError(res, r.error());
+      return r.ok() ? ReplyJson(res, 200, SerializeExtendResponse(r.value())) : ReplyError(res, r.error());
     }
     case LeaseCall::kComplete: {
       auto p = ReadCompleteRequest(*body);
@@ -96,7 +96,8 @@ void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse
       caller.worker_id = p.value().worker_id;
       caller.attempt = p.value().attempt;
       auto r = ledger_.Complete(lease_id, caller, p.value());
-      return r.ok() ? ReplyJson(res, 200, CompleteJson()) : ReplyError(res, r.error());
+      if (!r.ok()) return ReplyError(res, r.error());
+      return ReplyJson(res, 200, SerializeCompleteResponse(CompleteResponse{"completed"}));
     }
     case LeaseCall::kFail: {
       auto p = ReadFailRequest(*body);
@@ -104,7 +105,7 @@ void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse
       caller.worker_id = p.value().worker_id;
       caller.attempt = p.value().attempt;
       auto r = ledger_.Fail(lease_id, caller, p.value());
-      return r.ok() ? ReplyJson(res, 200, ToJson(r.value())) : ReplyError(res, r.error());
+      return r.ok() ? ReplyJson(res, 200, SerializeFailResponse(r.value())) : ReplyError(res, r.error());
     }
     case LeaseCall::kArtifact:
       break;

@@ -63,10 +63,10 @@ ApiResult<Done> Ledger::CheckUpload(std::string_view lease_id, const LeaseCaller
   });
 }
 
-ApiResult<ArtifactReply> Ledger::RecordUpload(std::string_view lease_id, const LeaseCaller& caller,
-                                              const std::string& name, const std::string& sha256, int64_t size,
-                                              const std::string& media_type) {
-  return Transact<ArtifactReply>([&](Tx& tx) -> ApiResult<ArtifactReply> {
+ApiResult<RecordedUpload> Ledger::RecordUpload(std::string_view lease_id, const LeaseCaller& caller,
+                                               const std::string& name, const std::string& sha256, int64_t size,
+                                               const std::string& media_type) {
+  return Transact<RecordedUpload>([&](Tx& tx) -> ApiResult<RecordedUpload> {
     auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kArtifact);
     if (!opened.ok()) return opened.error();
     const AttemptRow& row = opened.value();
@@ -80,7 +80,7 @@ ApiResult<ArtifactReply> Ledger::RecordUpload(std::string_view lease_id, const L
         if (q->Text(0) != sha256) {
           return ApiError::BadRequest("name", "'" + name + "' was already uploaded on this lease with another sha256");
         }
-        return ArtifactReply{ArtifactRef{name, q->Text(3), q->Text(0), q->Int(1), q->Text(2)}, false};
+        return RecordedUpload{ArtifactRef{name, q->Text(3), q->Text(0), q->Int(1), q->Text(2)}, false};
       }
     }
     if (auto over = OverQuota(lease_id, name, size)) return *over;
@@ -92,7 +92,7 @@ ApiResult<ArtifactReply> Ledger::RecordUpload(std::string_view lease_id, const L
     LEDGER_CHECK(q->Run());
     tx.Log("artifact uploaded: run={} step={} attempt={} lease={} worker_id={} name={} sha256={} size={}",
            row.run_id, row.step_id, row.attempt, row.lease_id, row.worker_id, name, sha256, size);
-    return ArtifactReply{std::move(ref), true};
+    return RecordedUpload{std::move(ref), true};
   });
 }
 

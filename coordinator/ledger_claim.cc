@@ -57,9 +57,9 @@ struct Candidate {
 
 }  // namespace
 
-ApiResult<RegisterReply> Ledger::Register(const Registration& reg, const KeyIdentity& key) {
+ApiResult<RegisterResponse> Ledger::Register(const Registration& reg, const KeyIdentity& key) {
   const RegisterRequest& req = reg.request;
-  return Transact<RegisterReply>([&](Tx& tx) -> ApiResult<RegisterReply> {
+  return Transact<RegisterResponse>([&](Tx& tx) -> ApiResult<RegisterResponse> {
     if (auto mine = CheckWorker(tx, req.worker_id, key); !mine.ok()) return mine.error();
     if (auto mine = CheckWorkflows(tx, reg, key); !mine.ok()) return mine.error();
     for (size_t i = 0; i < reg.definitions.size(); ++i) {
@@ -105,13 +105,13 @@ ApiResult<RegisterReply> Ledger::Register(const Registration& reg, const KeyIden
     tx.Log("worker registered: worker_id={} key={} host={} version={} definitions={}", req.worker_id, key.name,
            req.host, req.version, reg.definitions.size());
     tx.work_available = true;  // its definitions may match queued steps
-    return RegisterReply{req.worker_id, options_.lease_ttl_ms, options_.heartbeat_ms};
+    return RegisterResponse{req.worker_id, options_.lease_ttl_ms, options_.heartbeat_ms};
   });
 }
 
-ApiResult<ClaimReply> Ledger::Claim(const ClaimRequest& req, const KeyIdentity& key) {
+ApiResult<ClaimResponse> Ledger::Claim(const ClaimRequest& req, const KeyIdentity& key) {
   const std::string& key_name = key.name;
-  return Transact<ClaimReply>([&](Tx& tx) -> ApiResult<ClaimReply> {
+  return Transact<ClaimResponse>([&](Tx& tx) -> ApiResult<ClaimResponse> {
     {
       auto q = db_->Sql(kWorkerExists);
       if (!q.ok()) return Broken(q.status());
@@ -135,7 +135,7 @@ ApiResult<ClaimReply> Ledger::Claim(const ClaimRequest& req, const KeyIdentity& 
       }
     }
     std::optional<FreeCapacity> free = req.free;
-    ClaimReply reply;
+    ClaimResponse reply;
     for (const Candidate& c : candidates) {
       if (static_cast<int64_t>(reply.leases.size()) >= req.max) break;
       auto def = Definition(c.workflow, c.version);
@@ -168,7 +168,8 @@ Result<Lease> Ledger::CreateLease(Tx& tx, const std::string& run_id, const StepD
   l.artifact_quota = options_.artifact_quota;
   l.lease_ttl_ms = options_.lease_ttl_ms;
   l.heartbeat_ms = options_.heartbeat_ms;
-  l.expires_at_ms = tx.now + options_.lease_ttl_ms;
+  const int64_t expires_at = tx.now + options_.lease_ttl_ms;
+  l.lease_expires_at = FormatWireTime(expires_at);
   {
     auto q = db_->Sql(kSelectRunForLease);
     if (!q.ok()) return q.status();
@@ -212,7 +213,7 @@ Result<Lease> Ledger::CreateLease(Tx& tx, const std::string& run_id, const StepD
       auto has = q->Step();
       if (!has.ok()) return has.status();
       if (!*has) break;
-      l.input_artifacts.push_back({need, ArtifactRef{q->Text(0), q->Text(1), q->Text(2), q->Int(3), q->Text(4)}});
+      l.input_artifacts.push_back(InputArtifact{need, q->Text(0), q->Text(1), q->Text(2), q->Int(3), q->Text(4)});
     }
   }
   w.EndObject();
@@ -222,7 +223,7 @@ Result<Lease> Ledger::CreateLease(Tx& tx, const std::string& run_id, const StepD
     auto q = db_->Sql(kInsertAttempt);
     if (!q.ok()) return q.status();
     q->Bind(1, l.lease_id).Bind(2, run_id).Bind(3, step.id).Bind(4, l.attempt).Bind(5, worker_id);
-    q->Bind(6, key_name).Bind(7, tx.now).Bind(8, l.expires_at_ms);
+    q->Bind(6, key_name).Bind(7, tx.now).Bind(8, expires_at);
     SCIMESH_RETURN_IF_ERROR(q->Run());
   }
   {

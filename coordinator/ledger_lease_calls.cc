@@ -133,8 +133,8 @@ ApiResult<Ledger::AttemptRow> Ledger::OpenLease(Tx& tx, std::string_view lease_i
   return row;
 }
 
-ApiResult<LeaseExtension> Ledger::Started(std::string_view lease_id, const LeaseCaller& caller) {
-  return Transact<LeaseExtension>([&](Tx& tx) -> ApiResult<LeaseExtension> {
+ApiResult<ExtendResponse> Ledger::Started(std::string_view lease_id, const LeaseCaller& caller) {
+  return Transact<ExtendResponse>([&](Tx& tx) -> ApiResult<ExtendResponse> {
     auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kStarted);
     if (!opened.ok()) return opened.error();
     AttemptRow& row = opened.value();
@@ -163,13 +163,13 @@ ApiResult<LeaseExtension> Ledger::Started(std::string_view lease_id, const Lease
       tx.Log("attempt started: run={} step={} attempt={} lease={} worker_id={}", row.run_id, row.step_id,
              row.attempt, row.lease_id, row.worker_id);
     }
-    return LeaseExtension{expires, options_.lease_ttl_ms};
+    return ExtendResponse{FormatWireTime(expires), options_.lease_ttl_ms};
   });
 }
 
-ApiResult<LeaseExtension> Ledger::Heartbeat(std::string_view lease_id, const LeaseCaller& caller,
+ApiResult<ExtendResponse> Ledger::Heartbeat(std::string_view lease_id, const LeaseCaller& caller,
                                             const std::optional<std::string>& progress_json) {
-  return Transact<LeaseExtension>([&](Tx& tx) -> ApiResult<LeaseExtension> {
+  return Transact<ExtendResponse>([&](Tx& tx) -> ApiResult<ExtendResponse> {
     auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kHeartbeat);
     if (!opened.ok()) return opened.error();
     AttemptRow& row = opened.value();
@@ -191,7 +191,7 @@ ApiResult<LeaseExtension> Ledger::Heartbeat(std::string_view lease_id, const Lea
       tx.Log("attempt revived: run={} step={} attempt={} worker_id={} reason=heartbeat within grace", row.run_id,
              row.step_id, row.attempt, row.worker_id);
     }
-    return LeaseExtension{expires, options_.lease_ttl_ms};
+    return ExtendResponse{FormatWireTime(expires), options_.lease_ttl_ms};
   });
 }
 
@@ -265,8 +265,8 @@ ApiResult<Done> Ledger::Complete(std::string_view lease_id, const LeaseCaller& c
   });
 }
 
-ApiResult<FailReply> Ledger::Fail(std::string_view lease_id, const LeaseCaller& caller, const FailRequest& req) {
-  return Transact<FailReply>([&](Tx& tx) -> ApiResult<FailReply> {
+ApiResult<FailResponse> Ledger::Fail(std::string_view lease_id, const LeaseCaller& caller, const FailRequest& req) {
+  return Transact<FailResponse>([&](Tx& tx) -> ApiResult<FailResponse> {
     auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kFail);
     if (!opened.ok()) return opened.error();
     AttemptRow& row = opened.value();
@@ -300,11 +300,11 @@ ApiResult<FailReply> Ledger::Fail(std::string_view lease_id, const LeaseCaller& 
       q->Bind(1, row.worker_id).Bind(2, row.workflow).Bind(3, row.version).Bind(4, row.step_id);
       LEDGER_CHECK(q->Run());
     }
-    FailReply reply;
+    FailResponse reply{"failed", false, std::nullopt};
     if (v.requeue) {
       LEDGER_CHECK(RequeueStep(tx, row, v.delay_ms, cls));
       reply.requeued = true;
-      reply.not_before_ms = tx.now + v.delay_ms;
+      reply.next_attempt_not_before = FormatWireTime(tx.now + v.delay_ms);
     } else {
       std::string why = req.message;
       if (v.spends_budget && step->RetriesOn(req.error_class)) why += " (retry budget spent)";

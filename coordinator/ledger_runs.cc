@@ -28,10 +28,21 @@ constexpr char kSelectArtifacts[] =
 constexpr char kSelectJournal[] =
     "SELECT seq, at, type, step_id, attempt, worker_id, detail FROM journal WHERE run_id = ?1 ORDER BY seq";
 
+std::optional<std::string> OptWireTime(const std::optional<int64_t>& ms) {
+  if (!ms) return std::nullopt;
+  return FormatWireTime(*ms);
+}
+
+// An attempt's `error`: {"class": ..., "message": ...}, or null when it has none.
+std::string ErrorJson(const std::optional<std::string>& error_class, const std::optional<std::string>& message) {
+  if (!error_class) return "null";
+  return DetailJson({{"class", *error_class}, {"message", message.value_or("")}});
+}
+
 }  // namespace
 
-ApiResult<RunStatusReply> Ledger::CreateRun(const RunCreateRequest& req, const KeyIdentity& key) {
-  return Transact<RunStatusReply>([&](Tx& tx) -> ApiResult<RunStatusReply> {
+ApiResult<RunStatus> Ledger::CreateRun(const RunCreateRequest& req, const KeyIdentity& key) {
+  return Transact<RunStatus>([&](Tx& tx) -> ApiResult<RunStatus> {
     std::string version;
     if (req.version) {
       version = *req.version;
@@ -82,14 +93,14 @@ ApiResult<RunStatusReply> Ledger::CreateRun(const RunCreateRequest& req, const K
     q->Bind(1, run_id);
     auto has = q->Step();
     if (!has.ok()) return Broken(has.status());
-    return RunStatusReply{run_id, ParseRunState(*has ? q->Text(0) : "failed").value_or(RunState::kFailed)};
+    return RunStatus{run_id, *has ? q->Text(0) : "failed"};
   });
 }
 
-ApiResult<RunStatusReply> Ledger::CancelRun(std::string_view run_id, const KeyIdentity& key) {
-  return Transact<RunStatusReply>([&](Tx& tx) -> ApiResult<RunStatusReply> {
+ApiResult<RunStatus> Ledger::CancelRun(std::string_view run_id, const KeyIdentity& key) {
+  return Transact<RunStatus>([&](Tx& tx) -> ApiResult<RunStatus> {
     if (auto mine = CheckRun(run_id, key, MayCancelRun); !mine.ok()) return mine.error();
-    RunState status;
+    std::string status;
     {
       auto q = db_->Sql(kSelectRunStatus);
       if (!q.ok()) return Broken(q.status());
@@ -97,13 +108,13 @@ ApiResult<RunStatusReply> Ledger::CancelRun(std::string_view run_id, const KeyId
       auto has = q->Step();
       if (!has.ok()) return Broken(has.status());
       if (!*has) return ApiError::NotFound("no run " + std::string(run_id));
-      status = ParseRunState(q->Text(0)).value_or(RunState::kFailed);
+      status = q->Text(0);
     }
-    if (status == RunState::kRunning) {
+    if (status == Name(RunState::kRunning)) {
       LEDGER_CHECK(FinishRun(tx, std::string(run_id), RunState::kCancelled));
-      status = RunState::kCancelled;
+      status = Name(RunState::kCancelled);
     }
-    return RunStatusReply{std::string(run_id), status};
+    return RunStatus{std::string(run_id), status};
   });
 }
 
@@ -131,13 +142,13 @@ ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
     v.run_id = q->Text(0);
     v.workflow = q->Text(1);
     v.version = q->Text(2);
-    v.status = ParseRunState(q->Text(3)).value_or(RunState::kFailed);
+    v.status = q->Text(3);
     v.input_json = q->Text(4);
     v.state_json = q->Text(5);
     v.correlation_json = q->Text(6);
-    v.created_at = q->Int(7);
-    v.finished_at = q->OptInt(8);
-    v.deadline_at = q->OptInt(9);
+    v.created_at = FormatWireTime(q->Int(7));
+    v.finished_at = OptWireTime(q->OptInt(8));
+    v.deadline_at = OptWireTime(q->OptInt(9));
   }
   std::map<std::string, size_t, std::less<>> index;
   {
@@ -149,7 +160,7 @@ ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
       if (!has.ok()) return Broken(has.status());
       if (!*has) break;
       index[q->Text(0)] = v.steps.size();
-      v.steps.push_back(StepView{q->Text(0), q->Text(1), {}, q->OptText(2), {}, std::nullopt});
+      v.steps.push_back(StepView{q->Text(0), q->Text(1), {}, q->OptText(2).value_or("null"), {}, std::nullopt});
     }
   }
   {
@@ -166,14 +177,13 @@ ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
       a.attempt = q->Int(1);
       a.lease_id = q->Text(2);
       a.worker_id = q->Text(3);
-      a.status = ParseAttemptState(q->Text(4)).value_or(AttemptState::kCancelled);
-      a.claimed_at = q->Int(5);
-      a.started_at = q->OptInt(6);
-      a.ended_at = q->OptInt(7);
-      a.error_class = q->OptText(8);
-      a.error_message = q->OptText(9);
-      a.progress_json = q->OptText(10);
-      a.usage_json = q->OptText(11);
+      a.status = q->Text(4);
+      a.claimed_at = FormatWireTime(q->Int(5));
+      a.started_at = OptWireTime(q->OptInt(6));
+      a.ended_at = OptWireTime(q->OptInt(7));
+      a.error_json = ErrorJson(q->OptText(8), q->OptText(9));
+      a.progress_json = q->OptText(10).value_or("null");
+      a.usage_json = q->OptText(11).value_or("null");
       v.steps[it->second].attempts.push_back(std::move(a));
     }
   }
@@ -193,14 +203,14 @@ ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
   return v;
 }
 
-ApiResult<JournalView> Ledger::Journal(std::string_view run_id, const KeyIdentity& key) {
-  return Transact<JournalView>([&](Tx&) -> ApiResult<JournalView> {
+ApiResult<scimesh::Journal> Ledger::Journal(std::string_view run_id, const KeyIdentity& key) {
+  return Transact<scimesh::Journal>([&](Tx&) -> ApiResult<scimesh::Journal> {
     if (auto mine = CheckRun(run_id, key, MayReadRun); !mine.ok()) return mine.error();
     return ReadJournal(run_id);
   });
 }
 
-ApiResult<JournalView> Ledger::ReadJournal(std::string_view run_id) {
+ApiResult<scimesh::Journal> Ledger::ReadJournal(std::string_view run_id) {
   {
     auto q = db_->Sql(kSelectRunStatus);
     if (!q.ok()) return Broken(q.status());
@@ -209,7 +219,7 @@ ApiResult<JournalView> Ledger::ReadJournal(std::string_view run_id) {
     if (!has.ok()) return Broken(has.status());
     if (!*has) return ApiError::NotFound("no run " + std::string(run_id));
   }
-  JournalView v;
+  scimesh::Journal v;
   v.run_id = std::string(run_id);
   auto q = db_->Sql(kSelectJournal);
   if (!q.ok()) return Broken(q.status());
@@ -218,8 +228,8 @@ ApiResult<JournalView> Ledger::ReadJournal(std::string_view run_id) {
     auto has = q->Step();
     if (!has.ok()) return Broken(has.status());
     if (!*has) break;
-    v.events.push_back(JournalEvent{q->Int(0), q->Int(1), q->Text(2), q->OptText(3), q->OptInt(4), q->OptText(5),
-                                    q->Text(6)});
+    v.events.push_back(JournalEvent{q->Int(0), FormatWireTime(q->Int(1)), q->Text(2), q->OptText(3), q->OptInt(4),
+                                    q->OptText(5), q->Text(6)});
   }
   return v;
 }

@@ -96,7 +96,7 @@ Status MarkUnfittableSteps(Database& db, const WorkflowDefinition& def, int64_t 
     const Resources& r = step->resources;
     auto why = WhyNoOfferFits(::scimesh::Resources{r.nodes, r.ranks_per_node, r.cpus_per_rank, r.gpus_per_rank},
                               step->walltime_s, offers);
-    if (why) s.unfittable = Unfittable{*why, static_cast<int64_t>(offers.size())};
+    if (why) s.unfittable = UnfittableView{*why, static_cast<int64_t>(offers.size())};
   }
   return Status::Ok();
 }

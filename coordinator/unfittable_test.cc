@@ -53,7 +53,7 @@ class UnfittableTest : public ::testing::Test {
     EXPECT_TRUE(reply.ok());
     return reply.ok() ? reply.value().leases : std::vector<Lease>{};
   }
-  std::optional<Unfittable> UnfittableOf(const std::string& run, const std::string& step) {
+  std::optional<UnfittableView> UnfittableOf(const std::string& run, const std::string& step) {
     auto view = ledger_->ShowRun(run, exec_);
     EXPECT_TRUE(view.ok());
     for (const StepView& s : view.value().steps) {
