@@ -134,6 +134,8 @@ class Ledger {
   void RunBatch(const std::vector<Work*>& batch);
   ApiError Broken(const Status& status);
   std::optional<ApiError> OverQuota(std::string_view lease_id, const std::string& name, int64_t size);
+  ApiResult<std::optional<ArtifactRef>> EarlierUpload(std::string_view lease_id, const std::string& name,
+                                                      const std::string& sha256);
 
   Result<DefinitionPtr> Definition(const std::string& workflow, const std::string& version);
   Status AppendEvent(Tx& tx, const std::string& run_id, std::string_view type,
@@ -158,6 +160,10 @@ class Ledger {
   // Queues every waiting step whose needs completed (rendering its input),
   // then completes the run when every step completed.
   Status PromoteWaiting(Tx& tx, const std::string& run_id, bool journal_runnable);
+  // A waiting step becomes queued with its rendered input (journaled when
+  // `journal_runnable`).
+  Status QueueStep(Tx& tx, const std::string& run_id, const std::string& step_id, const std::string& input_json,
+                   bool journal_runnable);
 
   ApiResult<RunView> ReadRun(std::string_view run_id);
   ApiResult<scimesh::Journal> ReadJournal(std::string_view run_id);

@@ -118,10 +118,7 @@ ApiResult<Ledger::AttemptRow> Ledger::OpenLease(Tx& tx, std::string_view lease_i
                                     std::string(Name(row.status)),
                                 std::string(Name(row.status)));
     case Verdict::kRunTerminal: {
-      auto q = db_->Sql(kCancelAttempt);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.lease_id).Bind(2, tx.now);
-      LEDGER_CHECK(q->Run());
+      LEDGER_CHECK(db_->Run(kCancelAttempt, {row.lease_id, tx.now}));
       return ApiError::Conflict("run_terminal", "run " + row.run_id + " is " + std::string(Name(row.run_status)));
     }
     case Verdict::kNotStarted:
@@ -141,18 +138,8 @@ ApiResult<ExtendResponse> Ledger::Started(std::string_view lease_id, const Lease
     const bool revived = row.status == AttemptState::kOrphaned;
     const AttemptState live = revived ? row.prev_status : row.status;
     const int64_t expires = tx.now + options_.lease_ttl_ms;
-    {
-      auto q = db_->Sql(kStartAttempt);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.lease_id).Bind(2, tx.now).Bind(3, expires);
-      LEDGER_CHECK(q->Run());
-    }
-    {
-      auto q = db_->Sql(kSetStepStatus);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, "running");
-      LEDGER_CHECK(q->Run());
-    }
+    LEDGER_CHECK(db_->Run(kStartAttempt, {row.lease_id, tx.now, expires}));
+    LEDGER_CHECK(db_->Run(kSetStepStatus, {row.run_id, row.step_id, "running"}));
     if (revived) {
       LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_revived", row.step_id, row.attempt, row.worker_id, "{}"));
       tx.Log("attempt revived: run={} step={} attempt={} worker_id={} reason=started within grace", row.run_id,
@@ -176,17 +163,9 @@ ApiResult<ExtendResponse> Ledger::Heartbeat(std::string_view lease_id, const Lea
     const bool revived = row.status == AttemptState::kOrphaned;
     const AttemptState live = revived ? row.prev_status : row.status;
     const int64_t expires = tx.now + options_.lease_ttl_ms;
-    {
-      auto q = db_->Sql(kExtendAttempt);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.lease_id).Bind(2, Name(live)).Bind(3, expires).Bind(4, progress_json);
-      LEDGER_CHECK(q->Run());
-    }
+    LEDGER_CHECK(db_->Run(kExtendAttempt, {row.lease_id, Name(live), expires, progress_json}));
     if (revived) {
-      auto q = db_->Sql(kSetStepStatus);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, Name(live));
-      LEDGER_CHECK(q->Run());
+      LEDGER_CHECK(db_->Run(kSetStepStatus, {row.run_id, row.step_id, Name(live)}));
       LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_revived", row.step_id, row.attempt, row.worker_id, "{}"));
       tx.Log("attempt revived: run={} step={} attempt={} worker_id={} reason=heartbeat within grace", row.run_id,
              row.step_id, row.attempt, row.worker_id);
@@ -208,53 +187,30 @@ ApiResult<Done> Ledger::Complete(std::string_view lease_id, const LeaseCaller& c
       for (size_t j = 0; j < i; ++j) {
         if (req.artifacts[j].name == a.name) return ApiError::BadRequest(field, "lists '" + a.name + "' twice");
       }
-      auto q = db_->Sql(kSelectUpload);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.lease_id).Bind(2, a.name);
-      auto has = q->Step();
+      bool issued = false;
+      auto has = db_->FirstRow(kSelectUpload, {row.lease_id, a.name}, [&](const Row& r) {
+        issued = r.Text(0) == a.uri && r.Text(1) == a.sha256 && r.Int(2) == a.size && r.Text(3) == a.media_type;
+      });
       if (!has.ok()) return Broken(has.status());
-      if (!*has || q->Text(0) != a.uri || q->Text(1) != a.sha256 || q->Int(2) != a.size || q->Text(3) != a.media_type) {
+      if (!issued) {
         return ApiError::BadRequest(field, "was not issued by this coordinator for lease " + row.lease_id +
                                                " attempt " + std::to_string(row.attempt) +
                                                "; upload it with PUT .../artifacts/{name} and list it as returned");
       }
     }
-    {
-      auto q = db_->Sql(kCompleteAttempt);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.lease_id).Bind(2, tx.now).Bind(3, req.usage_json);
-      LEDGER_CHECK(q->Run());
-    }
-    {
-      auto q = db_->Sql(kCompleteStep);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, req.output_json);
-      LEDGER_CHECK(q->Run());
-    }
+    LEDGER_CHECK(db_->Run(kCompleteAttempt, {row.lease_id, tx.now, req.usage_json}));
+    LEDGER_CHECK(db_->Run(kCompleteStep, {row.run_id, row.step_id, req.output_json}));
     for (size_t i = 0; i < req.artifacts.size(); ++i) {
       const ArtifactRef& a = req.artifacts[i];
-      auto q = db_->Sql(kInsertStepArtifact);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, static_cast<int64_t>(i)).Bind(4, a.name);
-      q->Bind(5, a.sha256).Bind(6, a.size).Bind(7, a.media_type).Bind(8, a.uri);
-      LEDGER_CHECK(q->Run());
+      LEDGER_CHECK(db_->Run(kInsertStepArtifact, {row.run_id, row.step_id, static_cast<int64_t>(i), a.name, a.sha256,
+                                                  a.size, a.media_type, a.uri}));
     }
     if (req.state_patch_json) {
-      std::string state;
-      {
-        auto q = db_->Sql(kSelectRunState);
-        if (!q.ok()) return Broken(q.status());
-        q->Bind(1, row.run_id);
-        auto has = q->Step();
-        if (!has.ok()) return Broken(has.status());
-        state = *has ? q->Text(0) : "{}";
-      }
-      auto merged = MergeState(state, *req.state_patch_json);
+      auto state = db_->FirstText(kSelectRunState, {row.run_id});
+      if (!state.ok()) return Broken(state.status());
+      auto merged = MergeState(state->value_or("{}"), *req.state_patch_json);
       if (!merged.ok()) return Broken(merged.status());
-      auto q = db_->Sql(kUpdateRunState);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.run_id).Bind(2, *merged);
-      LEDGER_CHECK(q->Run());
+      LEDGER_CHECK(db_->Run(kUpdateRunState, {row.run_id, *merged}));
     }
     LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_completed", row.step_id, row.attempt, row.worker_id,
                              WithReport("{}", row.progress_json, req.usage_json)));
@@ -278,27 +234,14 @@ ApiResult<FailResponse> Ledger::Fail(std::string_view lease_id, const LeaseCalle
     std::uniform_real_distribution<double> jitter(-1.0, 1.0);
     FailureVerdict v = DecideFailure(req.error_class, *step, row.step_spent, options_.retry, jitter(jitter_rng_));
     const std::string cls(Name(req.error_class));
-    {
-      auto q = db_->Sql(kFailAttempt);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.lease_id).Bind(2, tx.now).Bind(3, cls).Bind(4, req.message);
-      LEDGER_CHECK(q->Run());
-    }
+    LEDGER_CHECK(db_->Run(kFailAttempt, {row.lease_id, tx.now, cls, req.message}));
     LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_failed", row.step_id, row.attempt, row.worker_id,
                              WithReport(DetailJson({{"class", cls}, {"message", req.message}}), row.progress_json)));
     tx.Log("attempt failed: run={} step={} attempt={} lease={} worker_id={} class={}", row.run_id, row.step_id,
            row.attempt, row.lease_id, row.worker_id, cls);
-    if (v.spends_budget) {
-      auto q = db_->Sql(kSpendBudget);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.run_id).Bind(2, row.step_id);
-      LEDGER_CHECK(q->Run());
-    }
+    if (v.spends_budget) LEDGER_CHECK(db_->Run(kSpendBudget, {row.run_id, row.step_id}));
     if (v.exclude_worker) {
-      auto q = db_->Sql(kExcludeWorker);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.worker_id).Bind(2, row.workflow).Bind(3, row.version).Bind(4, row.step_id);
-      LEDGER_CHECK(q->Run());
+      LEDGER_CHECK(db_->Run(kExcludeWorker, {row.worker_id, row.workflow, row.version, row.step_id}));
     }
     FailResponse reply{"failed", false, std::nullopt};
     if (v.requeue) {
