@@ -75,6 +75,9 @@ class HttpApi {
   void ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse& res,
                  const ContentReader& reader);
   void UploadArtifact(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);
+  // Streams an upload's body into `in`; the refusal when it is too large,
+  // does not fit the store, cannot be written or ends early.
+  std::optional<ApiError> ReceiveArtifact(const ContentReader& reader, ArtifactStore::Incoming& in);
   void DownloadArtifact(const HttpRequest& req, HttpResponse& res);
   void CreateRun(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);
   void ShowRun(const HttpRequest& req, HttpResponse& res, bool journal);
