@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -17,14 +18,14 @@ namespace scimesh::coordinator {
 class TestLedger {
  public:
   // Opens the ledger; a failure is a test failure and leaves get() null.
-  explicit TestLedger(const Ledger::Options& options) {
+  explicit TestLedger(const Ledger::Options& options, Ledger::Signals signals = {}) {
     char tmpl[] = "/tmp/scimesh-ledger-test-XXXXXX";
     if (::mkdtemp(tmpl) == nullptr) {
       ADD_FAILURE() << "mkdtemp failed";
       return;
     }
     dir_ = tmpl;
-    auto ledger = Ledger::Open(dir_ + "/coordinator.db", options, {});
+    auto ledger = Ledger::Open(dir_ + "/coordinator.db", options, std::move(signals));
     EXPECT_TRUE(ledger.ok()) << ledger.status().ToString();
     if (ledger.ok()) ledger_ = std::move(ledger).value();
   }
