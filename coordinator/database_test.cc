@@ -3,43 +3,33 @@
 // early, the first row of a statement (and none), and errors surfacing.
 #include "coordinator/database.h"
 
-#include <stdlib.h>
-
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "protocol/test_dir.h"
+
 namespace scimesh::coordinator {
 namespace {
 
+// A table of three rows; the second has no note.
 constexpr char kSchema[] = "CREATE TABLE IF NOT EXISTS t(k INTEGER PRIMARY KEY, name TEXT, note TEXT)";
 constexpr char kInsert[] = "INSERT INTO t(k, name, note) VALUES (?1, ?2, ?3)";
 constexpr char kAll[] = "SELECT k, name, note FROM t ORDER BY k";
-constexpr char kNameOf[] = "SELECT name FROM t WHERE k = ?1";
-constexpr char kNoSuchTable[] = "SELECT 1 FROM nowhere";
 
 class DatabaseTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/scimesh-database-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    auto db = Database::Open(dir_ + "/t.db", kSchema);
+    auto db = Database::Open(dir_ / "t.db", kSchema);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = std::move(db).value();
     ASSERT_TRUE(db_->Run(kInsert, {int64_t{1}, "one", std::optional<std::string>("first")}).ok());
     ASSERT_TRUE(db_->Run(kInsert, {int64_t{2}, std::string("two"), std::optional<std::string>()}).ok());
     ASSERT_TRUE(db_->Run(kInsert, {int64_t{3}, std::string_view("three"), "third"}).ok());
   }
-  void TearDown() override {
-    db_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
 
-  std::string dir_;
+  TestDir dir_;  // outlives db_
   std::unique_ptr<Database> db_;
 };
 
@@ -62,6 +52,7 @@ TEST_F(DatabaseTest, AReaderThatAnswersFalseStopsTheReading) {
 }
 
 TEST_F(DatabaseTest, FirstRowSaysWhetherThereWasOne) {
+  static constexpr char kNameOf[] = "SELECT name FROM t WHERE k = ?1";
   std::string name;
   auto found = db_->FirstRow(kNameOf, {int64_t{2}}, [&](const Row& r) { name = r.Text(0); });
   ASSERT_TRUE(found.ok());
@@ -82,6 +73,7 @@ TEST_F(DatabaseTest, FirstRowSaysWhetherThereWasOne) {
 }
 
 TEST_F(DatabaseTest, AStatementThatCannotBePreparedOrRunFails) {
+  static constexpr char kNoSuchTable[] = "SELECT 1 FROM nowhere";
   EXPECT_FALSE(db_->ForEachRow(kNoSuchTable, {}, [](const Row&) {}).ok());
   EXPECT_FALSE(db_->Exists(kNoSuchTable, {}).ok());
   // The primary key repeats.

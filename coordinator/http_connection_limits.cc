@@ -82,11 +82,13 @@ void ConnectionLimits::CutOldest(std::map<uint64_t, Id>& among) {
   Cut(it->second);  // erases it from `among` (and may erase `among` itself: callers re-read sizes)
 }
 
-void ConnectionLimits::HeadArrived(Id id) {
+void ConnectionLimits::HeadArrived(Id id) { Enter(id, Phase::kBody); }
+
+void ConnectionLimits::Enter(Id id, Phase phase) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = conns_.find(id);
   if (it == conns_.end()) return;
-  it->second.phase = Phase::kBody;
+  it->second.phase = phase;
   it->second.since = clock_.Now();
   it->second.body_bytes = 0;
 }
@@ -103,13 +105,7 @@ void ConnectionLimits::Exempt(Id id) {
   if (it != conns_.end()) it->second.phase = Phase::kExempt;
 }
 
-void ConnectionLimits::RequestDone(Id id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = conns_.find(id);
-  if (it == conns_.end()) return;
-  it->second.phase = Phase::kHead;
-  it->second.since = clock_.Now();
-}
+void ConnectionLimits::RequestDone(Id id) { Enter(id, Phase::kHead); }
 
 void ConnectionLimits::Closed(Id id) {
   std::lock_guard<std::mutex> lock(mu_);

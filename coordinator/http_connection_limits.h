@@ -96,6 +96,8 @@ class ConnectionLimits {
     bool cut = false;  // shut down; no longer counted against a cap
   };
   void Watch();
+  // The connection starts waiting for a head (kHead) or a body (kBody) now.
+  void Enter(Id id, Phase phase);
   int64_t HeadTimeout(const Conn& c) const;
   bool Late(const Conn& c, MonoTime now) const;
   void CutLateLocked();

@@ -9,16 +9,11 @@
 namespace scimesh::coordinator {
 
 void HttpApi::CreateRun(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
-  Body raw = ReadBody(req, reader, limits_.max_body);
-  auto key = Authorize(req, res, kScopeExecute, raw.unread());
-  if (!key) return;
-  auto body = BodyText(res, raw);
-  if (!body) return;
-  auto parsed = ReadRunCreateRequest(*body);
-  if (!parsed.ok()) return ReplyError(res, parsed.error());
-  auto reply = ledger_.CreateRun(parsed.value(), *key);
+  auto call = Accept(req, res, reader, kScopeExecute, &ReadRunCreateRequest);
+  if (!call) return;
+  auto reply = ledger_.CreateRun(call->request, call->key);
   reply.ok() ? ReplyJson(res, 201, SerializeRunStatus(reply.value())) : ReplyError(res, reply.error());
-  audit_.Record(key->name, req.method, req.path, res.status, reply.ok() ? reply.value().run_id : "");
+  audit_.Record(call->key.name, req.method, req.path, res.status, reply.ok() ? reply.value().run_id : "");
 }
 
 void HttpApi::ShowRun(const HttpRequest& req, HttpResponse& res, bool journal) {

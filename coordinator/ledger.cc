@@ -9,8 +9,6 @@
 namespace scimesh::coordinator {
 namespace {
 
-constexpr char kSelectDefinition[] =
-    "SELECT canonical FROM definitions WHERE workflow = ?1 AND version = ?2";
 constexpr char kNextEventSeq[] =
     "UPDATE runs SET last_event = last_event + 1 WHERE run_id = ?1 RETURNING last_event";
 constexpr char kInsertEvent[] =

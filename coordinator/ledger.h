@@ -134,6 +134,8 @@ class Ledger {
   void RunBatch(const std::vector<Work*>& batch);
   ApiError Broken(const Status& status);
   std::optional<ApiError> OverQuota(std::string_view lease_id, const std::string& name, int64_t size);
+  // The artifact uploaded as `name` on this lease, if any.
+  Result<std::optional<ArtifactRef>> LoadUpload(std::string_view lease_id, const std::string& name);
   ApiResult<std::optional<ArtifactRef>> EarlierUpload(std::string_view lease_id, const std::string& name,
                                                       const std::string& sha256);
 
@@ -145,6 +147,10 @@ class Ledger {
   // Lease calls: load, apply the clock, decide. On a refusal the clock's
   // changes are kept (tx.keep) and the ApiError answers the call.
   ApiResult<AttemptRow> OpenLease(Tx& tx, std::string_view lease_id, const LeaseCaller& caller, LeaseCall call);
+  // started and heartbeat (`call`): the lease lives another TTL from now, and
+  // an orphaned attempt is revived.
+  ApiResult<ExtendResponse> Extend(std::string_view lease_id, const LeaseCaller& caller, LeaseCall call,
+                                   const std::optional<std::string>& progress_json);
   Result<std::optional<AttemptRow>> LoadAttempt(std::string_view lease_id);
   Result<std::vector<AttemptRow>> LoadAttempts(const char* sql, int64_t bound);
   Status ApplyClock(Tx& tx, AttemptRow& row);

@@ -5,7 +5,7 @@
 namespace scimesh::coordinator {
 namespace {
 
-constexpr char kSelectUpload[] = "SELECT sha256, size, media_type, uri FROM uploads WHERE lease_id = ?1 AND name = ?2";
+constexpr char kSelectUpload[] = "SELECT uri, sha256, size, media_type FROM uploads WHERE lease_id = ?1 AND name = ?2";
 constexpr char kInsertUpload[] =
     "INSERT INTO uploads(lease_id, name, attempt, worker_id, sha256, size, media_type, uri, uploaded_at) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
@@ -48,13 +48,18 @@ std::optional<ApiError> Ledger::OverQuota(std::string_view lease_id, const std::
 
 // The artifact uploaded as `name` on this lease before, if any; 400 when it
 // had another sha256.
+Result<std::optional<ArtifactRef>> Ledger::LoadUpload(std::string_view lease_id, const std::string& name) {
+  std::optional<ArtifactRef> upload;
+  auto read = [&](const Row& r) { upload = ArtifactRef{name, r.Text(0), r.Text(1), r.Int(2), r.Text(3)}; };
+  SCIMESH_RETURN_IF_ERROR(db_->FirstRow(kSelectUpload, {lease_id, name}, read).status());
+  return upload;
+}
+
 ApiResult<std::optional<ArtifactRef>> Ledger::EarlierUpload(std::string_view lease_id, const std::string& name,
                                                             const std::string& sha256) {
-  std::optional<ArtifactRef> earlier;
-  auto found = db_->FirstRow(kSelectUpload, {lease_id, name}, [&](const Row& r) {
-    earlier = ArtifactRef{name, r.Text(3), r.Text(0), r.Int(1), r.Text(2)};
-  });
-  if (!found.ok()) return Broken(found.status());
+  auto loaded = LoadUpload(lease_id, name);
+  if (!loaded.ok()) return Broken(loaded.status());
+  const std::optional<ArtifactRef>& earlier = loaded.value();
   if (earlier && earlier->sha256 != sha256) {
     return ApiError::BadRequest("name", "'" + name + "' was already uploaded on this lease with another sha256");
   }

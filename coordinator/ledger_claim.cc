@@ -11,7 +11,6 @@ namespace {
 
 constexpr char kInsertDefinition[] =
     "INSERT INTO definitions(workflow, version, canonical, registered_at) VALUES (?1, ?2, ?3, ?4)";
-constexpr char kSelectCanonical[] = "SELECT canonical FROM definitions WHERE workflow = ?1 AND version = ?2";
 constexpr char kUpsertWorker[] =
     "INSERT INTO workers(worker_id, host, version, concurrency, registered_at) VALUES (?1, ?2, ?3, ?4, ?5) "
     "ON CONFLICT(worker_id) DO UPDATE SET host = ?2, version = ?3, concurrency = ?4, registered_at = ?5";
@@ -65,7 +64,7 @@ ApiResult<RegisterResponse> Ledger::Register(const Registration& reg, const KeyI
     for (size_t i = 0; i < reg.definitions.size(); ++i) {
       const WorkflowDefinition& def = reg.definitions[i];
       const std::string canonical = def.CanonicalText();
-      auto stored = db_->FirstText(kSelectCanonical, {def.workflow, def.version});
+      auto stored = db_->FirstText(kSelectDefinition, {def.workflow, def.version});
       if (!stored.ok()) return Broken(stored.status());
       if (*stored) {
         if (**stored != canonical) {

@@ -15,7 +15,6 @@ constexpr char kSetStepStatusIfCurrent[] =
 constexpr char kExpireAttempt[] =
     "UPDATE attempts SET status = 'expired', prev_status = NULL, ended_at = ?2, error_class = ?3, "
     "error_message = ?4 WHERE lease_id = ?1";
-constexpr char kSpendBudget[] = "UPDATE steps SET spent = spent + 1 WHERE run_id = ?1 AND step_id = ?2";
 constexpr char kSelectDeadlinesDue[] =
     "SELECT run_id FROM runs WHERE status = 'running' AND deadline_at IS NOT NULL AND deadline_at <= ?1 "
     "LIMIT 256";

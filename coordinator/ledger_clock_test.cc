@@ -14,7 +14,7 @@ namespace {
 constexpr int64_t kTtl = 1000;
 constexpr int64_t kGrace = 500;
 
-class LedgerClock : public ::testing::Test {
+class LedgerClock : public ManualClockLedgerTest {
  protected:
   void SetUp() override {
     Ledger::Options o;
@@ -22,10 +22,7 @@ class LedgerClock : public ::testing::Test {
     o.heartbeat_ms = 300;
     o.grace_ms = kGrace;
     o.retry = RetryPolicy{1000, 8000};
-    o.clock = clock_;
-    test_ledger_ = std::make_unique<TestLedger>(o);
-    ledger_ = test_ledger_->get();
-    ASSERT_NE(ledger_, nullptr);
+    OpenLedger(o);
   }
 
   // Registers worker "n1" with workflow "wf" of one step "s" with `members`.
@@ -79,12 +76,6 @@ class LedgerClock : public ::testing::Test {
     return -1;
   }
   void Advance(int64_t ms) { clock_->Advance(ms); }
-
-  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
-  std::unique_ptr<TestLedger> test_ledger_;
-  Ledger* ledger_ = nullptr;  // owned by test_ledger_
-  KeyIdentity worker_{"w", kScopeWorker};
-  KeyIdentity exec_{"e", kScopeExecute};
 };
 
 TEST_F(LedgerClock, ALeaseIsOrphanedAtItsExpiryAndExpiredWhenTheGraceWindowEnds) {

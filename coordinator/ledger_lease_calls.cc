@@ -23,8 +23,6 @@ constexpr char kCompleteAttempt[] =
     "UPDATE attempts SET status = 'completed', prev_status = NULL, ended_at = ?2, usage = ?3 WHERE lease_id = ?1";
 constexpr char kCompleteStep[] =
     "UPDATE steps SET status = 'completed', output = ?3 WHERE run_id = ?1 AND step_id = ?2";
-constexpr char kSelectUpload[] =
-    "SELECT uri, sha256, size, media_type FROM uploads WHERE lease_id = ?1 AND name = ?2";
 constexpr char kInsertStepArtifact[] =
     "INSERT INTO step_artifacts(run_id, step_id, ord, name, sha256, size, media_type, uri) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
@@ -33,7 +31,6 @@ constexpr char kUpdateRunState[] = "UPDATE runs SET state = ?2 WHERE run_id = ?1
 constexpr char kFailAttempt[] =
     "UPDATE attempts SET status = 'failed', prev_status = NULL, ended_at = ?2, error_class = ?3, "
     "error_message = ?4 WHERE lease_id = ?1";
-constexpr char kSpendBudget[] = "UPDATE steps SET spent = spent + 1 WHERE run_id = ?1 AND step_id = ?2";
 constexpr char kExcludeWorker[] =
     "INSERT OR IGNORE INTO unservable(worker_id, workflow, version, step_id) VALUES (?1, ?2, ?3, ?4)";
 
@@ -131,44 +128,40 @@ ApiResult<Ledger::AttemptRow> Ledger::OpenLease(Tx& tx, std::string_view lease_i
 }
 
 ApiResult<ExtendResponse> Ledger::Started(std::string_view lease_id, const LeaseCaller& caller) {
-  return Transact<ExtendResponse>([&](Tx& tx) -> ApiResult<ExtendResponse> {
-    auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kStarted);
-    if (!opened.ok()) return opened.error();
-    AttemptRow& row = opened.value();
-    const bool revived = row.status == AttemptState::kOrphaned;
-    const AttemptState live = revived ? row.prev_status : row.status;
-    const int64_t expires = tx.now + options_.lease_ttl_ms;
-    LEDGER_CHECK(db_->Run(kStartAttempt, {row.lease_id, tx.now, expires}));
-    LEDGER_CHECK(db_->Run(kSetStepStatus, {row.run_id, row.step_id, "running"}));
-    if (revived) {
-      LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_revived", row.step_id, row.attempt, row.worker_id, "{}"));
-      tx.Log("attempt revived: run={} step={} attempt={} worker_id={} reason=started within grace", row.run_id,
-             row.step_id, row.attempt, row.worker_id);
-    }
-    if (live == AttemptState::kLeased) {
-      LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_started", row.step_id, row.attempt, row.worker_id, "{}"));
-      tx.Log("attempt started: run={} step={} attempt={} lease={} worker_id={}", row.run_id, row.step_id,
-             row.attempt, row.lease_id, row.worker_id);
-    }
-    return ExtendResponse{FormatWireTime(expires), options_.lease_ttl_ms};
-  });
+  return Extend(lease_id, caller, LeaseCall::kStarted, std::nullopt);
 }
 
 ApiResult<ExtendResponse> Ledger::Heartbeat(std::string_view lease_id, const LeaseCaller& caller,
                                             const std::optional<std::string>& progress_json) {
+  return Extend(lease_id, caller, LeaseCall::kHeartbeat, progress_json);
+}
+
+ApiResult<ExtendResponse> Ledger::Extend(std::string_view lease_id, const LeaseCaller& caller, LeaseCall call,
+                                         const std::optional<std::string>& progress_json) {
+  const bool started = call == LeaseCall::kStarted;
   return Transact<ExtendResponse>([&](Tx& tx) -> ApiResult<ExtendResponse> {
-    auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kHeartbeat);
+    auto opened = OpenLease(tx, lease_id, caller, call);
     if (!opened.ok()) return opened.error();
     AttemptRow& row = opened.value();
     const bool revived = row.status == AttemptState::kOrphaned;
     const AttemptState live = revived ? row.prev_status : row.status;
     const int64_t expires = tx.now + options_.lease_ttl_ms;
-    LEDGER_CHECK(db_->Run(kExtendAttempt, {row.lease_id, Name(live), expires, progress_json}));
+    if (started) {
+      LEDGER_CHECK(db_->Run(kStartAttempt, {row.lease_id, tx.now, expires}));
+      LEDGER_CHECK(db_->Run(kSetStepStatus, {row.run_id, row.step_id, "running"}));
+    } else {
+      LEDGER_CHECK(db_->Run(kExtendAttempt, {row.lease_id, Name(live), expires, progress_json}));
+      if (revived) LEDGER_CHECK(db_->Run(kSetStepStatus, {row.run_id, row.step_id, Name(live)}));
+    }
     if (revived) {
-      LEDGER_CHECK(db_->Run(kSetStepStatus, {row.run_id, row.step_id, Name(live)}));
       LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_revived", row.step_id, row.attempt, row.worker_id, "{}"));
-      tx.Log("attempt revived: run={} step={} attempt={} worker_id={} reason=heartbeat within grace", row.run_id,
-             row.step_id, row.attempt, row.worker_id);
+      tx.Log("attempt revived: run={} step={} attempt={} worker_id={} reason={} within grace", row.run_id,
+             row.step_id, row.attempt, row.worker_id, started ? "started" : "heartbeat");
+    }
+    if (started && live == AttemptState::kLeased) {
+      LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_started", row.step_id, row.attempt, row.worker_id, "{}"));
+      tx.Log("attempt started: run={} step={} attempt={} lease={} worker_id={}", row.run_id, row.step_id,
+             row.attempt, row.lease_id, row.worker_id);
     }
     return ExtendResponse{FormatWireTime(expires), options_.lease_ttl_ms};
   });
@@ -187,12 +180,9 @@ ApiResult<Done> Ledger::Complete(std::string_view lease_id, const LeaseCaller& c
       for (size_t j = 0; j < i; ++j) {
         if (req.artifacts[j].name == a.name) return ApiError::BadRequest(field, "lists '" + a.name + "' twice");
       }
-      bool issued = false;
-      auto has = db_->FirstRow(kSelectUpload, {row.lease_id, a.name}, [&](const Row& r) {
-        issued = r.Text(0) == a.uri && r.Text(1) == a.sha256 && r.Int(2) == a.size && r.Text(3) == a.media_type;
-      });
-      if (!has.ok()) return Broken(has.status());
-      if (!issued) {
+      auto upload = LoadUpload(row.lease_id, a.name);
+      if (!upload.ok()) return Broken(upload.status());
+      if (!upload.value() || !(*upload.value() == a)) {
         return ApiError::BadRequest(field, "was not issued by this coordinator for lease " + row.lease_id +
                                                " attempt " + std::to_string(row.attempt) +
                                                "; upload it with PUT .../artifacts/{name} and list it as returned");

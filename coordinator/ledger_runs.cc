@@ -109,16 +109,8 @@ ApiResult<RunView> Ledger::ShowRun(std::string_view run_id, const KeyIdentity& k
 ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
   RunView v;
   auto found = db_->FirstRow(kSelectRun, {run_id}, [&](const Row& r) {
-    v.run_id = r.Text(0);
-    v.workflow = r.Text(1);
-    v.version = r.Text(2);
-    v.status = r.Text(3);
-    v.input_json = r.Text(4);
-    v.state_json = r.Text(5);
-    v.correlation_json = r.Text(6);
-    v.created_at = FormatWireTime(r.Int(7));
-    v.finished_at = OptWireTime(r.OptInt(8));
-    v.deadline_at = OptWireTime(r.OptInt(9));
+    v = RunView{r.Text(0), r.Text(1), r.Text(2), r.Text(3), r.Text(4), r.Text(5), r.Text(6),
+                FormatWireTime(r.Int(7)), OptWireTime(r.OptInt(8)), OptWireTime(r.OptInt(9)), {}};
   });
   if (!found.ok()) return Broken(found.status());
   if (!*found) return ApiError::NotFound("no run " + std::string(run_id));
@@ -135,17 +127,10 @@ ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
   LEDGER_CHECK(db_->ForEachRow(kSelectAttempts, {run_id}, [&](const Row& r) {
     StepView* step = step_of(r);
     if (step == nullptr) return;
-    AttemptView& a = step->attempts.emplace_back();
-    a.attempt = r.Int(1);
-    a.lease_id = r.Text(2);
-    a.worker_id = r.Text(3);
-    a.status = r.Text(4);
-    a.claimed_at = FormatWireTime(r.Int(5));
-    a.started_at = OptWireTime(r.OptInt(6));
-    a.ended_at = OptWireTime(r.OptInt(7));
-    a.error_json = ErrorJson(r.OptText(8), r.OptText(9));
-    a.progress_json = r.OptText(10).value_or("null");
-    a.usage_json = r.OptText(11).value_or("null");
+    step->attempts.push_back(AttemptView{r.Int(1), r.Text(2), r.Text(3), r.Text(4), FormatWireTime(r.Int(5)),
+                                         OptWireTime(r.OptInt(6)), OptWireTime(r.OptInt(7)),
+                                         ErrorJson(r.OptText(8), r.OptText(9)), r.OptText(10).value_or("null"),
+                                         r.OptText(11).value_or("null")});
   }));
   LEDGER_CHECK(db_->ForEachRow(kSelectArtifacts, {run_id}, [&](const Row& r) {
     StepView* step = step_of(r);

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <map>
 
+#include "coordinator/cli.h"
+
 namespace scimesh::coordinator {
 namespace {
 
@@ -142,16 +144,10 @@ Result<Values> ReadFlags(const std::vector<std::string>& args, bool& help) {
       return flags;
     }
     if (a.rfind("--", 0) != 0) return Status::InvalidArgument("unexpected argument '" + a + "' (see --help)");
-    std::string name = a.substr(2), value;
-    if (size_t eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    } else {
-      if (i + 1 >= args.size()) return Status::InvalidArgument("--" + name + ": needs a value");
-      value = args[++i];
-    }
+    auto [name, value] = TakeFlag(args, i);
+    if (!value) return Status::InvalidArgument("--" + name + ": needs a value");
     if (!Known(name)) return Status::InvalidArgument("unknown flag --" + name + " (see --help)");
-    flags[name] = value;
+    flags[name] = *value;
   }
   return flags;
 }

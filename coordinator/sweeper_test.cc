@@ -20,14 +20,9 @@ namespace {
 constexpr int64_t kTtl = 3600000;  // an hour: never reached in real time
 constexpr int64_t kGrace = 60000;
 
-class SweeperTest : public ::testing::Test {
+class SweeperTest : public ManualClockLedgerTest {
  protected:
   void SetUp() override {
-    Ledger::Options o;
-    o.lease_ttl_ms = kTtl;
-    o.heartbeat_ms = 1000;
-    o.grace_ms = kGrace;
-    o.clock = clock_;
     Ledger::Signals signals;
     // What a commit made due: the sweeper's cue, and the test's sign that a
     // sweep changed something.
@@ -39,19 +34,20 @@ class SweeperTest : public ::testing::Test {
       cv_.notify_all();
       if (sweeper_) sweeper_->DueAt(at);
     };
-    test_ledger_ = std::make_unique<TestLedger>(o, signals);
-    ASSERT_NE(test_ledger_->get(), nullptr);
-    Ledger& ledger = *test_ledger_->get();
+    Ledger::Options options;
+    options.lease_ttl_ms = kTtl;
+    options.grace_ms = kGrace;
+    OpenLedger(options, signals);
     auto reg = ReadRegisterRequest(R"({"worker_id":"n1","host":"h","version":"1","concurrency":1,
         "definitions":[{"workflow":"wf","version":"1","steps":[{"id":"s"}]}]})");
     ASSERT_TRUE(reg.ok());
-    ASSERT_TRUE(ledger.Register(reg.value(), worker_).ok());
-    auto run = ledger.CreateRun(ReadRunCreateRequest(R"({"workflow":"wf","input":{}})").value(), exec_);
+    ASSERT_TRUE(ledger_->Register(reg.value(), worker_).ok());
+    auto run = ledger_->CreateRun(ReadRunCreateRequest(R"({"workflow":"wf","input":{}})").value(), exec_);
     ASSERT_TRUE(run.ok());
     run_id_ = run.value().run_id;
     ClaimRequest claim;
     claim.worker_id = "n1";
-    auto claimed = ledger.Claim(claim, worker_);
+    auto claimed = ledger_->Claim(claim, worker_);
     ASSERT_TRUE(claimed.ok());
     ASSERT_EQ(claimed.value().leases.size(), 1u);
     claimed_at_ = clock_->NowMs();
@@ -68,25 +64,21 @@ class SweeperTest : public ::testing::Test {
     });
   }
   std::string AttemptStatus() {
-    auto view = test_ledger_->get()->ShowRun(run_id_, exec_);
+    auto view = ledger_->ShowRun(run_id_, exec_);
     if (!view.ok() || view.value().steps.at(0).attempts.empty()) return "";
     return view.value().steps.at(0).attempts.at(0).status;
   }
 
-  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
-  std::unique_ptr<TestLedger> test_ledger_;
   std::unique_ptr<Sweeper> sweeper_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<int64_t> due_;
   std::string run_id_;
   int64_t claimed_at_ = 0;
-  KeyIdentity worker_{"w", kScopeWorker};
-  KeyIdentity exec_{"e", kScopeExecute};
 };
 
 TEST_F(SweeperTest, OrphansALeaseWhenTheLedgersClockPassesItsExpiry) {
-  sweeper_ = std::make_unique<Sweeper>(*test_ledger_->get());
+  sweeper_ = std::make_unique<Sweeper>(*ledger_);
   sweeper_->Start();
   clock_->Advance(kTtl - 1);
   sweeper_->DueAt(clock_->NowMs());  // wakes it: a sweep one millisecond early

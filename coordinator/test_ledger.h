@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "coordinator/clock.h"
 #include "coordinator/ledger.h"
 
 namespace scimesh::coordinator {
@@ -43,6 +44,25 @@ class TestLedger {
  private:
   std::string dir_;
   std::unique_ptr<Ledger> ledger_;
+};
+
+// A test on a TestLedger whose time is a ManualClock, with a worker key and
+// an execute key.
+class ManualClockLedgerTest : public ::testing::Test {
+ protected:
+  // Opens the ledger with `options` on clock_; a failure fails the test.
+  void OpenLedger(Ledger::Options options, Ledger::Signals signals = {}) {
+    options.clock = clock_;
+    test_ledger_ = std::make_unique<TestLedger>(options, std::move(signals));
+    ledger_ = test_ledger_->get();
+    ASSERT_NE(ledger_, nullptr);
+  }
+
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  std::unique_ptr<TestLedger> test_ledger_;
+  Ledger* ledger_ = nullptr;  // owned by test_ledger_
+  KeyIdentity worker_{"w", kScopeWorker};
+  KeyIdentity exec_{"e", kScopeExecute};
 };
 
 }  // namespace scimesh::coordinator
