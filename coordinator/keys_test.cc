@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,19 +12,14 @@
 #include <gtest/gtest.h>
 
 #include "protocol/sha256.h"
+#include "protocol/test_dir.h"
 
 namespace scimesh::coordinator {
 namespace {
 
 class KeysTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/scimesh-keys-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string Path(const std::string& name) const { return dir_ / name; }
   static std::string Slurp(const std::string& path) {
     std::ifstream in(path);
     std::stringstream ss;
@@ -37,7 +31,7 @@ class KeysTest : public ::testing::Test {
     EXPECT_EQ(::stat(path.c_str(), &st), 0);
     return static_cast<int>(st.st_mode & 0777);
   }
-  std::string dir_;
+  TestDir dir_;
 };
 
 TEST(Scopes, ParseAndPrint) {
