@@ -10,22 +10,18 @@
 
 namespace scimesh::coordinator {
 
-void ArtifactCollector::Start() { thread_ = std::thread([this] { Loop(); }); }
-
-void ArtifactCollector::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+void ArtifactCollector::Start() {
+  thread_.Start([this] { Loop(); });
 }
+
+void ArtifactCollector::Stop() { thread_.Stop(); }
 
 Result<ArtifactCollector::Pass> ArtifactCollector::CollectOnce() {
   SCIMESH_RETURN_IF_ERROR(ledger_.ForgetAbandonedUploads());
   // Files written since the bound are kept whatever the database says: an
   // upload stores its bytes before it records them.
-  const auto before = std::chrono::system_clock::now() - grace_;
+  const std::chrono::system_clock::time_point now(std::chrono::milliseconds(ledger_.options().clock->NowMs()));
+  const auto before = now - grace_;
   Pass pass;
   for (const std::string& sha256 : store_.DigestsOlderThan(before)) {
     SCIMESH_ASSIGN_OR_RETURN(bool referenced, ledger_.ArtifactReferenced(sha256));
@@ -41,9 +37,7 @@ Result<ArtifactCollector::Pass> ArtifactCollector::CollectOnce() {
 void ArtifactCollector::Loop() {
   const auto period = std::clamp<std::chrono::milliseconds>(grace_ / 4, std::chrono::milliseconds(100),
                                                             std::chrono::minutes(10));
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!cv_.wait_for(lock, period, [this] { return stop_; })) {
-    lock.unlock();
+  while (thread_.WaitFor(period)) {
     try {
       auto pass = CollectOnce();
       if (!pass.ok()) {
@@ -55,7 +49,6 @@ void ArtifactCollector::Loop() {
     } catch (const std::exception& e) {  // a thread entry point: nothing may escape
       spdlog::error("artifacts: collection threw: {}", e.what());
     }
-    lock.lock();
   }
 }
 

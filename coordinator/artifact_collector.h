@@ -3,15 +3,13 @@
 // (Ledger::ForgetAbandonedUploads); then every stored file written more than
 // `grace` ago that no upload and no completed step refers to is removed (an
 // upload refused after its bytes were stored, one a crash left unrecorded).
-// Thread-safe; owns its thread.
+// "Now" is the Ledger's clock (Options::clock). Thread-safe; owns its thread.
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
-#include <thread>
 
+#include "coordinator/stoppable_thread.h"
 #include "protocol/util/status.h"
 
 namespace scimesh::coordinator {
@@ -44,10 +42,7 @@ class ArtifactCollector {
   Ledger& ledger_;
   ArtifactStore& store_;
   const std::chrono::milliseconds grace_;
-  std::thread thread_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
+  StoppableThread thread_;
 };
 
 }  // namespace scimesh::coordinator

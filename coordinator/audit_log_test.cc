@@ -2,12 +2,13 @@
 // authentications, on a ManualClock.
 #include "coordinator/audit_log.h"
 
-#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "tests/support/test_dir.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -15,24 +16,17 @@ namespace {
 class AuditLogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/scimesh-audit-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    auto log = AuditLog::Open(dir_ + "/audit.log", clock_);
+    auto log = AuditLog::Open(dir_ / "audit.log", clock_);
     ASSERT_TRUE(log.ok());
     log_ = std::move(log).value();
   }
-  void TearDown() override {
-    log_.reset();
-    ASSERT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0);
-  }
   std::vector<std::string> Lines() {
-    std::ifstream in(dir_ + "/audit.log");
+    std::ifstream in(dir_ / "audit.log");
     std::vector<std::string> out;
     for (std::string line; std::getline(in, line);) out.push_back(line);
     return out;
   }
-  std::string dir_;
+  TestDir dir_;  // outlives log_
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(1'800'000'000'000);
   std::unique_ptr<AuditLog> log_;
 };

@@ -60,13 +60,8 @@ int KeysCommand(const std::vector<std::string>& args) {
       return 0;
     }
     if (a.rfind("--", 0) == 0) {
-      std::string flag = a.substr(2), value;
-      if (size_t eq = flag.find('='); eq != std::string::npos) {
-        value = flag.substr(eq + 1);
-        flag = flag.substr(0, eq);
-      } else if (i + 1 < args.size()) {
-        value = args[++i];
-      } else {
+      auto [flag, value] = TakeFlag(args, i);
+      if (!value) {
         std::cerr << "scimesh-coordinator keys add: --" << flag << " needs a value\n";
         return 2;
       }
@@ -74,7 +69,7 @@ int KeysCommand(const std::vector<std::string>& args) {
         std::cerr << "scimesh-coordinator keys add: unknown flag --" << flag << "\n";
         return 2;
       }
-      flags[flag] = value;
+      flags[flag] = *value;
     } else if (name.empty()) {
       name = a;
     } else {
@@ -119,6 +114,17 @@ int RunCoordinatorCli(const std::vector<std::string>& args) {
   if (args[0] == "run") return RunRunCommand(rest);
   std::cerr << "scimesh-coordinator: unknown command '" << args[0] << "'\n\n" << kUsage;
   return 2;
+}
+
+FlagArg TakeFlag(const std::vector<std::string>& args, size_t& i) {
+  FlagArg flag{args[i].substr(2), std::nullopt};
+  if (size_t eq = flag.name.find('='); eq != std::string::npos) {
+    flag.value = flag.name.substr(eq + 1);
+    flag.name.resize(eq);
+  } else if (i + 1 < args.size()) {
+    flag.value = args[++i];
+  }
+  return flag;
 }
 
 }  // namespace scimesh::coordinator

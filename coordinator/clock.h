@@ -1,7 +1,9 @@
 // WallClock: where the coordinator's wall-clock time comes from (ms since the
-// Unix epoch). The Ledger, the audit log and the key ring take one, so tests
-// drive time with a ManualClock instead of sleeping. Implementations are
-// thread-safe.
+// Unix epoch), for the times it stores and shows. The Ledger and the audit log
+// take one; the sweeper and the artifact collector use the Ledger's. Tests
+// drive time with a ManualClock instead of sleeping. Intervals that are never
+// stored (the key ring's reload check, connection deadlines) are measured on
+// protocol/clock.h's monotonic Clock instead. Implementations are thread-safe.
 #pragma once
 
 #include <atomic>

@@ -38,29 +38,22 @@ Query::Query(Query&& other) noexcept : stmt_(other.stmt_), db_(other.db_), bind_
   other.stmt_ = nullptr;
 }
 
-Query& Query::Bind(int index, int64_t value) {
-  int rc = sqlite3_bind_int64(stmt_, index, value);
+Query& Query::Bind(int index, const SqlParam& value) {
+  int rc = SQLITE_OK;
+  switch (value.kind_) {
+    case SqlParam::kNull: rc = sqlite3_bind_null(stmt_, index); break;
+    case SqlParam::kInt: rc = sqlite3_bind_int64(stmt_, index, value.int_); break;
+    case SqlParam::kText:
+      rc = sqlite3_bind_text64(stmt_, index, value.text_.data(), value.text_.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+      break;
+  }
   if (rc != SQLITE_OK && bind_error_ == 0) bind_error_ = rc;
   return *this;
 }
 
-Query& Query::Bind(int index, std::string_view text) {
-  int rc = sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
-  if (rc != SQLITE_OK && bind_error_ == 0) bind_error_ = rc;
-  return *this;
-}
-
-Query& Query::Bind(int index, const std::optional<std::string>& text) {
-  return text ? Bind(index, std::string_view(*text)) : BindNull(index);
-}
-
-Query& Query::Bind(int index, const std::optional<int64_t>& value) {
-  return value ? Bind(index, *value) : BindNull(index);
-}
-
-Query& Query::BindNull(int index) {
-  int rc = sqlite3_bind_null(stmt_, index);
-  if (rc != SQLITE_OK && bind_error_ == 0) bind_error_ = rc;
+Query& Query::BindAll(SqlParams params) {
+  int index = 1;
+  for (const SqlParam& p : params) Bind(index++, p);
   return *this;
 }
 
@@ -80,25 +73,25 @@ Status Query::Run() {
   }
 }
 
-int64_t Query::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+int64_t Row::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
 
-std::string Query::Text(int col) const {
+std::string Row::Text(int col) const {
   const unsigned char* p = sqlite3_column_text(stmt_, col);
   int n = sqlite3_column_bytes(stmt_, col);
   return p == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(n));
 }
 
-std::optional<std::string> Query::OptText(int col) const {
+std::optional<std::string> Row::OptText(int col) const {
   if (IsNull(col)) return std::nullopt;
   return Text(col);
 }
 
-std::optional<int64_t> Query::OptInt(int col) const {
+std::optional<int64_t> Row::OptInt(int col) const {
   if (IsNull(col)) return std::nullopt;
   return Int(col);
 }
 
-bool Query::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+bool Row::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 
 Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const char* schema) {
   sqlite3* raw = nullptr;
@@ -122,7 +115,7 @@ Database::~Database() {
   }
 }
 
-Result<Query> Database::Sql(const char* sql) {
+Result<Query> Database::Sql(const char* sql, SqlParams params) {
   std::string_view key(sql);
   auto it = statements_.find(key);
   if (it == statements_.end()) {
@@ -131,7 +124,26 @@ Result<Query> Database::Sql(const char* sql) {
     if (rc != SQLITE_OK) return SqliteStatus(rc, db_, "prepare");
     it = statements_.emplace(key, stmt).first;
   }
-  return Query(it->second, db_);
+  Query q(it->second, db_);
+  q.BindAll(params);
+  return q;
+}
+
+Status Database::Run(const char* sql, SqlParams params) {
+  SCIMESH_ASSIGN_OR_RETURN(Query q, Sql(sql, params));
+  return q.Run();
+}
+
+Result<std::optional<std::string>> Database::FirstText(const char* sql, SqlParams params) {
+  std::optional<std::string> value;
+  SCIMESH_RETURN_IF_ERROR(FirstRow(sql, params, [&](const Row& r) { value = r.Text(0); }).status());
+  return value;
+}
+
+Result<std::optional<int64_t>> Database::FirstInt(const char* sql, SqlParams params) {
+  std::optional<int64_t> value;
+  SCIMESH_RETURN_IF_ERROR(FirstRow(sql, params, [&](const Row& r) { value = r.Int(0); }).status());
+  return value;
 }
 
 Status Database::Exec(const char* sql) {
@@ -143,9 +155,7 @@ Status Database::Exec(const char* sql) {
 
 Status Database::Begin() {
   static constexpr char kBegin[] = "BEGIN IMMEDIATE";
-  auto q = Sql(kBegin);
-  if (!q.ok()) return q.status();
-  return q->Run();
+  return Run(kBegin);
 }
 
 namespace {

@@ -70,11 +70,26 @@ class HttpApi {
   // whole, answers 411/413 and returns nullptr.
   const std::string* BodyText(HttpResponse& res, const Body& body);
 
+  // A JSON call from a key: the key, and the body as `read` (requests.h) parsed it.
+  template <typename Request>
+  struct Call {
+    KeyIdentity key;
+    Request request;
+  };
+  // Reads the body, authorizes a key holding one of `scopes` and parses the
+  // body with `read`; on any refusal answers it and returns nullopt.
+  template <typename Request>
+  std::optional<Call<Request>> Accept(const HttpRequest& req, HttpResponse& res, const ContentReader& reader,
+                                      unsigned scopes, ApiResult<Request> (*read)(std::string_view));
+
   void Register(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);
   void Claim(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);
   void ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse& res,
                  const ContentReader& reader);
   void UploadArtifact(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);
+  // Streams an upload's body into `in`; the refusal when it is too large,
+  // does not fit the store, cannot be written or ends early.
+  std::optional<ApiError> ReceiveArtifact(const ContentReader& reader, ArtifactStore::Incoming& in);
   void DownloadArtifact(const HttpRequest& req, HttpResponse& res);
   void CreateRun(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);
   void ShowRun(const HttpRequest& req, HttpResponse& res, bool journal);
@@ -95,5 +110,22 @@ void ReplyError(HttpResponse& res, const ApiError& error);
 // As ReplyError, for a request whose body was not read: closes the
 // connection so the unread bytes are never taken for a next request.
 void RefuseUnread(HttpResponse& res, const ApiError& error);
+
+template <typename Request>
+std::optional<HttpApi::Call<Request>> HttpApi::Accept(const HttpRequest& req, HttpResponse& res,
+                                                      const ContentReader& reader, unsigned scopes,
+                                                      ApiResult<Request> (*read)(std::string_view)) {
+  Body raw = ReadBody(req, reader, limits_.max_body);
+  auto key = Authorize(req, res, scopes, raw.unread());
+  if (!key) return std::nullopt;
+  const std::string* body = BodyText(res, raw);
+  if (body == nullptr) return std::nullopt;
+  auto parsed = read(*body);
+  if (!parsed.ok()) {
+    ReplyError(res, parsed.error());
+    return std::nullopt;
+  }
+  return Call<Request>{std::move(*key), std::move(parsed).value()};
+}
 
 }  // namespace scimesh::coordinator

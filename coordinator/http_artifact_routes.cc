@@ -6,8 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/http_api.h"
-#include "coordinator/responses.h"
 #include "protocol/wire/identifiers.h"
+#include "protocol/wire/wire_json.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -25,10 +25,47 @@ const std::string* Param(const HttpRequest& req, const char* name) {
   return it == req.params.end() ? nullptr : &it->second;
 }
 
+ApiError TooLarge(int64_t max_artifact) {
+  return ApiError::TooLarge("the artifact is larger than " + std::to_string(max_artifact) + " bytes");
+}
+
+// What an upload's path, query and headers say, checked.
+struct UploadHead {
+  std::string name;
+  std::string sha256;
+  std::string media_type;
+  LeaseIdentity identity;   // worker_id and attempt, from the query
+  int64_t declared_size = -1;  // Content-Length; -1 when chunked
+};
+
+ApiResult<UploadHead> ReadUploadHead(const HttpRequest& req, const std::string& lease_id, int64_t max_artifact) {
+  UploadHead head;
+  head.name = req.matches[2];
+  if (!CheckLeaseId(lease_id, "lease_id").ok()) return ApiError::NotFound("no lease " + lease_id);
+  if (!CheckArtifactName(head.name, "name").ok()) {
+    return ApiError::BadRequest("name", "must be 1-128 characters of [A-Za-z0-9._-], not starting with '.'");
+  }
+  head.sha256 = req.get_header_value("X-Scimesh-Sha256");
+  if (!CheckSha256(head.sha256, "sha256").ok()) {
+    return ApiError::BadRequest("X-Scimesh-Sha256", "must be 64 lowercase hex digits");
+  }
+  head.media_type = req.get_header_value("Content-Type");
+  if (head.media_type.empty()) head.media_type = "application/octet-stream";
+  if (!IsMediaType(head.media_type)) return ApiError::BadRequest("Content-Type", "is not a media type");
+  auto query = ParseArtifactQuery(Param(req, "worker_id"), Param(req, "attempt"));
+  if (!query.ok()) return query.error();
+  head.identity = query.value();
+  if (req.has_header("Content-Length")) {
+    const std::string declared = req.get_header_value("Content-Length");
+    if (declared.size() > 18 || std::stoll("0" + declared) > max_artifact) return TooLarge(max_artifact);
+    head.declared_size = std::stoll("0" + declared);
+  }
+  return head;
+}
+
 }  // namespace
 
-void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
-                             const ContentReader& reader) {
+void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
   // A refusal before the bytes are stored drains a body of moderate size,
   // so the client (still sending) can read the answer; a larger one is cut
   // off by closing the connection.
@@ -40,35 +77,16 @@ void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
   const std::string lease_id = req.matches[1];
   auto who = IdentifyLeaseCaller(req, lease_id);
   if (!who.ok()) return refuse(who.error());
-  const std::string name = req.matches[2];
-  if (!CheckLeaseId(lease_id, "lease_id").ok()) return refuse(ApiError::NotFound("no lease " + lease_id));
-  if (!CheckArtifactName(name, "name").ok()) {
-    return refuse(ApiError::BadRequest("name", "must be 1-128 characters of [A-Za-z0-9._-], not starting with '.'"));
-  }
-  const std::string sha256 = req.get_header_value("X-Scimesh-Sha256");
-  if (!CheckSha256(sha256, "sha256").ok()) return refuse(ApiError::BadRequest("X-Scimesh-Sha256", "must be 64 lowercase hex digits"));
-  std::string media_type = req.get_header_value("Content-Type");
-  if (media_type.empty()) media_type = "application/octet-stream";
-  if (!IsMediaType(media_type)) return refuse(ApiError::BadRequest("Content-Type", "is not a media type"));
-  auto query = ParseArtifactQuery(Param(req, "worker_id"), Param(req, "attempt"));
-  if (!query.ok()) return refuse(query.error());
-  const std::string too_large = "the artifact is larger than " + std::to_string(limits_.max_artifact) + " bytes";
-  int64_t declared_size = -1;
-  if (req.has_header("Content-Length")) {
-    const std::string declared = req.get_header_value("Content-Length");
-    if (declared.size() > 18 || std::stoll("0" + declared) > limits_.max_artifact) {
-      return refuse(ApiError::TooLarge(too_large));
-    }
-    declared_size = std::stoll("0" + declared);
-  }
-
+  auto head = ReadUploadHead(req, lease_id, limits_.max_artifact);
+  if (!head.ok()) return refuse(head.error());
+  const UploadHead& h = head.value();
   LeaseCaller caller = who.value();
-  caller.worker_id = query.value().worker_id;
-  caller.attempt = query.value().attempt;
+  caller.worker_id = h.identity.worker_id;
+  caller.attempt = h.identity.attempt;
   // The lease checks first, so a fenced worker's bytes are never stored.
-  auto checked = ledger_.CheckUpload(lease_id, caller, name, sha256, declared_size);
+  auto checked = ledger_.CheckUpload(lease_id, caller, h.name, h.sha256, h.declared_size);
   if (!checked.ok()) return refuse(checked.error());
-  if (!artifacts_.Fits(std::max<int64_t>(0, declared_size))) return refuse(ApiError::InsufficientStorage());
+  if (!artifacts_.Fits(std::max<int64_t>(0, h.declared_size))) return refuse(ApiError::InsufficientStorage());
 
   auto incoming = artifacts_.Begin();
   if (!incoming.ok()) {
@@ -76,6 +94,21 @@ void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
     return refuse(ApiError::FromStatus(incoming.status()));
   }
   ArtifactStore::Incoming& in = **incoming;
+  if (auto error = ReceiveArtifact(reader, in)) return RefuseUnread(res, *error);
+  Status stored = artifacts_.Commit(in, h.sha256);
+  if (stored.code() == Code::kDataLoss) {
+    return ReplyError(res, ApiError::ChecksumMismatch(stored.message() + ", not the declared " + h.sha256));
+  }
+  if (!stored.ok()) {
+    spdlog::error("artifacts: cannot store an upload: {}", stored.ToString());
+    return ReplyError(res, ApiError::FromStatus(stored));
+  }
+  auto recorded = ledger_.RecordUpload(lease_id, caller, h.name, h.sha256, in.size(), h.media_type);
+  if (!recorded.ok()) return ReplyError(res, recorded.error());
+  ReplyJson(res, recorded.value().created ? 201 : 200, SerializeArtifactRef(recorded.value().ref));
+}
+
+std::optional<ApiError> HttpApi::ReceiveArtifact(const ContentReader& reader, ArtifactStore::Incoming& in) {
   bool over = false, full = false;
   Status write_status;
   bool complete = reader([&](const char* data, size_t n) {
@@ -90,25 +123,14 @@ void HttpApi::UploadArtifact(const HttpRequest& req, HttpResponse& res,
     write_status = in.Append(data, n);
     return write_status.ok();
   });
-  if (over) return RefuseUnread(res, ApiError::TooLarge(too_large));
-  if (full) return RefuseUnread(res, ApiError::InsufficientStorage());
+  if (over) return TooLarge(limits_.max_artifact);
+  if (full) return ApiError::InsufficientStorage();
   if (!write_status.ok()) {
     spdlog::error("artifacts: cannot store an upload: {}", write_status.ToString());
-    return RefuseUnread(res, ApiError::FromStatus(write_status));
+    return ApiError::FromStatus(write_status);
   }
-  if (!complete) return RefuseUnread(res, ApiError::BadRequest("", "the artifact body could not be read"));
-
-  Status stored = artifacts_.Commit(in, sha256);
-  if (stored.code() == Code::kDataLoss) {
-    return ReplyError(res, ApiError::ChecksumMismatch(stored.message() + ", not the declared " + sha256));
-  }
-  if (!stored.ok()) {
-    spdlog::error("artifacts: cannot store an upload: {}", stored.ToString());
-    return ReplyError(res, ApiError::FromStatus(stored));
-  }
-  auto recorded = ledger_.RecordUpload(lease_id, caller, name, sha256, in.size(), media_type);
-  if (!recorded.ok()) return ReplyError(res, recorded.error());
-  ReplyJson(res, recorded.value().created ? 201 : 200, ToJson(recorded.value().ref));
+  if (!complete) return ApiError::BadRequest("", "the artifact body could not be read");
+  return std::nullopt;
 }
 
 void HttpApi::DownloadArtifact(const HttpRequest& req, HttpResponse& res) {

@@ -16,20 +16,15 @@ constexpr auto kTick = std::chrono::milliseconds(250);
 constexpr int64_t kRefusalMargin = 256;
 }  // namespace
 
-ConnectionLimits::ConnectionLimits(ConnectionCaps caps) : caps_(caps) {}
+ConnectionLimits::ConnectionLimits(ConnectionCaps caps, const Clock& clock) : caps_(caps), clock_(clock) {}
 
 ConnectionLimits::~ConnectionLimits() { Stop(); }
 
-void ConnectionLimits::Start() { watchdog_ = std::thread([this] { Watch(); }); }
-
-void ConnectionLimits::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (watchdog_.joinable()) watchdog_.join();
+void ConnectionLimits::Start() {
+  watchdog_.Start([this] { Watch(); });
 }
+
+void ConnectionLimits::Stop() { watchdog_.Stop(); }
 
 bool ConnectionLimits::Acceptable() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -39,7 +34,7 @@ bool ConnectionLimits::Acceptable() {
 void ConnectionLimits::Opened(Id id, int fd, const std::string& address) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t order = next_order_++;
-  conns_[id] = Conn{fd, address, Phase::kHead, Clock::now(), order};
+  conns_[id] = Conn{fd, address, Phase::kHead, clock_.Now(), order};
   unauthenticated_[order] = id;
   by_address_[address][order] = id;
   // The newest is never the oldest: at least one is kept per cap.
@@ -87,12 +82,14 @@ void ConnectionLimits::CutOldest(std::map<uint64_t, Id>& among) {
   Cut(it->second);  // erases it from `among` (and may erase `among` itself: callers re-read sizes)
 }
 
-void ConnectionLimits::HeadArrived(Id id) {
+void ConnectionLimits::HeadArrived(Id id) { Enter(id, Phase::kBody); }
+
+void ConnectionLimits::Enter(Id id, Phase phase) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = conns_.find(id);
   if (it == conns_.end()) return;
-  it->second.phase = Phase::kBody;
-  it->second.since = Clock::now();
+  it->second.phase = phase;
+  it->second.since = clock_.Now();
   it->second.body_bytes = 0;
 }
 
@@ -108,13 +105,7 @@ void ConnectionLimits::Exempt(Id id) {
   if (it != conns_.end()) it->second.phase = Phase::kExempt;
 }
 
-void ConnectionLimits::RequestDone(Id id) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = conns_.find(id);
-  if (it == conns_.end()) return;
-  it->second.phase = Phase::kHead;
-  it->second.since = Clock::now();
-}
+void ConnectionLimits::RequestDone(Id id) { Enter(id, Phase::kHead); }
 
 void ConnectionLimits::Closed(Id id) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -138,7 +129,7 @@ int64_t ConnectionLimits::HeadTimeout(const Conn& c) const {
   return c.authenticated ? caps_.head_timeout_ms : std::min(caps_.head_timeout_ms, caps_.unauthenticated_head_timeout_ms);
 }
 
-bool ConnectionLimits::Late(const Conn& c, Clock::time_point now) const {
+bool ConnectionLimits::Late(const Conn& c, MonoTime now) const {
   const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - c.since).count();
   switch (c.phase) {
     case Phase::kHead:
@@ -154,22 +145,31 @@ bool ConnectionLimits::Late(const Conn& c, Clock::time_point now) const {
   return false;
 }
 
+void ConnectionLimits::CutLate() {
+  std::lock_guard<std::mutex> lock(mu_);
+  CutLateLocked();
+}
+
+void ConnectionLimits::CutLateLocked() {
+  const MonoTime now = clock_.Now();
+  for (auto& [id, c] : conns_) {
+    if (!Late(c, now)) continue;
+    // Counted before the cut: whoever sees the cut sees it counted.
+    (c.phase == Phase::kHead ? closed_head_ : closed_body_)++;
+    Cut(c);  // exempt from now on: cut once
+  }
+}
+
 void ConnectionLimits::Watch() {
   // Cuts are logged as counts at most every kReportEvery: an attack of
   // thousands of tricklers must not flood the log.
   constexpr auto kReportEvery = std::chrono::seconds(10);
   uint64_t reported_head = 0, reported_body = 0, reported_room = 0;
-  auto last_report = Clock::now();
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stopping_) {
-    wake_.wait_for(lock, kTick);
-    const auto now = Clock::now();
-    for (auto& [id, c] : conns_) {
-      if (!Late(c, now)) continue;
-      // Counted before the cut: whoever sees the cut sees it counted.
-      (c.phase == Phase::kHead ? closed_head_ : closed_body_)++;
-      Cut(c);  // exempt from now on: cut once
-    }
+  MonoTime last_report = clock_.Now();
+  while (watchdog_.WaitFor(kTick)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    CutLateLocked();
+    const MonoTime now = clock_.Now();
     if (now - last_report >= kReportEvery &&
         (closed_head_ != reported_head || closed_body_ != reported_body || closed_room_ != reported_room)) {
       spdlog::info("http: closed {} connections whose request head missed its deadline, {} whose body was "

@@ -13,18 +13,20 @@
 // sees the peer gone and closes it.
 //
 // Independent of the server library: connections are opaque ids with a
-// socket. Thread-safe.
+// socket. Deadlines are measured on an injected monotonic clock
+// (protocol/clock.h). Thread-safe.
 #pragma once
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
+
+#include "coordinator/stoppable_thread.h"
+#include "protocol/util/clock.h"
 
 namespace scimesh::coordinator {
 
@@ -40,16 +42,20 @@ struct ConnectionCaps {
 
 class ConnectionLimits {
  public:
-  using Clock = std::chrono::steady_clock;
   using Id = const void*;
 
-  explicit ConnectionLimits(ConnectionCaps caps);
+  // `clock` is borrowed and must outlive this.
+  explicit ConnectionLimits(ConnectionCaps caps, const Clock& clock = SteadyClock());
   ~ConnectionLimits();  // stops the watchdog
   ConnectionLimits(const ConnectionLimits&) = delete;
   ConnectionLimits& operator=(const ConnectionLimits&) = delete;
 
+  // The watchdog: a CutLate() pass every 250 ms on its own thread.
   void Start();
   void Stop();
+  // Shuts down every connection past its head deadline or below the body
+  // rate (each once).
+  void CutLate();
   const ConnectionCaps& caps() const { return caps_; }
 
   // Whether a new connection may be accepted at all: false only past both
@@ -83,31 +89,33 @@ class ConnectionLimits {
     int fd;
     std::string address;
     Phase phase;
-    Clock::time_point since;
+    MonoTime since;
     uint64_t order;  // opening order: the lowest listed one is the oldest
     uint64_t body_bytes = 0;
     bool authenticated = false;
     bool cut = false;  // shut down; no longer counted against a cap
   };
   void Watch();
+  // The connection starts waiting for a head (kHead) or a body (kBody) now.
+  void Enter(Id id, Phase phase);
   int64_t HeadTimeout(const Conn& c) const;
-  bool Late(const Conn& c, Clock::time_point now) const;
+  bool Late(const Conn& c, MonoTime now) const;
+  void CutLateLocked();
   // Shuts `c` down and takes it off the unauthenticated lists. Under mu_.
   void Cut(Conn& c);
   void Unlist(const Conn& c);
   void CutOldest(std::map<uint64_t, Id>& among);
 
   const ConnectionCaps caps_;
+  const Clock& clock_;
   std::mutex mu_;
-  std::condition_variable wake_;
   std::unordered_map<Id, Conn> conns_;
   // Unauthenticated, not cut: by opening order, in all and per address.
   std::map<uint64_t, Id> unauthenticated_;
   std::map<std::string, std::map<uint64_t, Id>> by_address_;
   int64_t authenticated_ = 0;
   uint64_t next_order_ = 0;
-  bool stopping_ = false;
-  std::thread watchdog_;
+  StoppableThread watchdog_;
   std::atomic<uint64_t> closed_head_{0};
   std::atomic<uint64_t> closed_body_{0};
   std::atomic<uint64_t> closed_room_{0};

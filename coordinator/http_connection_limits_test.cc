@@ -10,7 +10,6 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace scimesh::coordinator {
@@ -120,26 +119,28 @@ TEST(ConnectionLimits, TheWatchdogGivesAKeylessConnectionTheShorterHeadDeadline)
   ConnectionCaps caps;
   caps.head_timeout_ms = 60000;
   caps.unauthenticated_head_timeout_ms = 100;
-  ConnectionLimits limits(caps);
+  ::scimesh::ManualClock clock;
+  ConnectionLimits limits(caps, clock);
   Pipe keyless, keyed;
   limits.Opened(&keyless, keyless.ours, "10.0.0.1");
   limits.Opened(&keyed, keyed.ours, "10.0.0.1");
   ASSERT_TRUE(limits.Authenticated(&keyed));
   limits.RequestDone(&keyed);  // waits for its next head, with the long deadline
-  limits.Start();
-  timeval tv{30, 0};
-  ::setsockopt(keyless.peer, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  char byte;
-  EXPECT_EQ(::recv(keyless.peer, &byte, 1, 0), 0);
+  clock.Advance(std::chrono::milliseconds(100));
+  limits.CutLate();
+  EXPECT_FALSE(keyless.cut()) << "on its deadline, not past it";
+  clock.Advance(std::chrono::milliseconds(1));
+  limits.CutLate();
+  EXPECT_TRUE(keyless.cut());
   EXPECT_EQ(limits.closed_for_head(), 1u);
   EXPECT_FALSE(keyed.cut());
-  limits.Stop();
 }
 
 TEST(ConnectionLimits, TheWatchdogCutsALateHeadAndSparesAnExemptConnection) {
   ConnectionCaps caps;
   caps.head_timeout_ms = 100;
-  ConnectionLimits limits(caps);
+  ::scimesh::ManualClock clock;
+  ConnectionLimits limits(caps, clock);
   int late[2], exempt[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, late), 0);
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, exempt), 0);
@@ -149,16 +150,19 @@ TEST(ConnectionLimits, TheWatchdogCutsALateHeadAndSparesAnExemptConnection) {
   limits.HeadArrived(Key(b));
   limits.Exempt(Key(b));  // a held claim
   limits.Start();
+  clock.Advance(std::chrono::milliseconds(101));
   char byte;
-  // The peer of the cut socket reads EOF; bounded only so a broken watchdog
-  // fails instead of hanging.
+  // The watchdog thread cuts it on its next pass: the peer of the cut socket
+  // reads EOF. Bounded only so a broken watchdog fails instead of hanging.
   timeval tv{30, 0};
   ::setsockopt(late[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   EXPECT_EQ(::recv(late[1], &byte, 1, 0), 0);
   EXPECT_EQ(limits.closed_for_head(), 1u);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  clock.Advance(std::chrono::hours(1));
+  limits.CutLate();
   EXPECT_EQ(::send(exempt[1], "x", 1, MSG_NOSIGNAL), 1) << "the exempt connection is still open";
   EXPECT_EQ(limits.closed_for_body(), 0u);
+  EXPECT_EQ(limits.closed_for_head(), 1u) << "cut once";
   limits.Stop();
   for (int fd : {late[0], late[1], exempt[0], exempt[1]}) ::close(fd);
 }

@@ -114,6 +114,33 @@ int64_t DeclaredLength(const HttpRequest& req) {
   return std::strtoll(v.c_str(), nullptr, 10);
 }
 
+// The request line and headers: method, path, headers, query arguments and
+// the client's address.
+void ReadHead(MHD_Connection* conn, const char* url, const char* method, HttpRequest& req) {
+  req.method = method;
+  req.path = url;
+  MHD_get_connection_values(conn, MHD_HEADER_KIND, &CollectHeader, &req);
+  MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, &CollectArgument, &req);
+  const auto* info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (info == nullptr) return;
+  req.remote_addr = AddressText(info->client_addr);
+  if (info->client_addr != nullptr && info->client_addr->sa_family == AF_INET) {
+    req.remote_port = ntohs(reinterpret_cast<const sockaddr_in*>(info->client_addr)->sin_port);
+  } else if (info->client_addr != nullptr && info->client_addr->sa_family == AF_INET6) {
+    req.remote_port = ntohs(reinterpret_cast<const sockaddr_in6*>(info->client_addr)->sin6_port);
+  }
+}
+
+// Answers the exchange's request with `e` at once, from the connection thread
+// (closing the connection when `close`).
+MHD_Result RefuseNow(Exchange& ex, const ApiError& e, bool close) {
+  std::lock_guard<std::mutex> lock(ex.mu);
+  ex.res = Refusal(e, close);
+  ex.answered = true;
+  ex.status = ex.res.status;
+  return QueueResponse(ex.conn, ex.res);
+}
+
 }  // namespace
 
 std::string AddressText(const struct sockaddr* addr) {
@@ -179,65 +206,52 @@ MHD_Result ServerCallbacks::Begin(HttpServer& server, MHD_Connection* conn, cons
   *con_cls = new ExchangeSlot(ex);
   ++server.in_flight_;
   server.limits_.HeadArrived(conn);
-
-  HttpRequest& req = ex->req;
-  req.method = method;
-  req.path = url;
-  MHD_get_connection_values(conn, MHD_HEADER_KIND, &CollectHeader, &req);
-  MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, &CollectArgument, &req);
-  if (const auto* info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS)) {
-    req.remote_addr = AddressText(info->client_addr);
-    if (info->client_addr != nullptr && info->client_addr->sa_family == AF_INET) {
-      req.remote_port = ntohs(reinterpret_cast<const sockaddr_in*>(info->client_addr)->sin_port);
-    } else if (info->client_addr != nullptr && info->client_addr->sa_family == AF_INET6) {
-      req.remote_port = ntohs(reinterpret_cast<const sockaddr_in6*>(info->client_addr)->sin6_port);
-    }
+  ReadHead(conn, url, method, ex->req);
+  if (auto refusal = Admit(server, conn, ex->req)) {
+    ex->route = "refused";
+    return RefuseNow(*ex, *refusal, true);
   }
+  const auto* route = server.Match(ex->req);
+  if (route == nullptr) {
+    ex->route = "unknown";
+    return RefuseNow(*ex, ApiError::NotFound("no such endpoint"), HasBodyFraming(ex->req));
+  }
+  ex->route = route->pattern;
+  ex->lane = route->lane;
+  ex->handler = &route->handler;
+  return StartBody(server, ex);
+}
 
-  auto refuse_now = [&](const ApiError& e, bool close) {
-    std::lock_guard<std::mutex> lock(ex->mu);
-    ex->res = Refusal(e, close);
-    ex->answered = true;
-    ex->status = ex->res.status;
-    return QueueResponse(conn, ex->res);
-  };
+std::optional<ApiError> ServerCallbacks::Admit(HttpServer& server, MHD_Connection* conn, const HttpRequest& req) {
   // A request on a kept-alive connection while the server stops (a worker
   // claiming again the moment its held claim was answered): answered here,
-  // never suspended. Ordered after the in_flight_ count above, so Stop()
-  // either waits for this request or sees it refused.
+  // never suspended. Ordered after the in_flight_ count, so Stop() either
+  // waits for this request or sees it refused.
   if (server.stopping_.load()) {
-    ex->route = "refused";
     ApiError closing = ApiError::Unavailable("the coordinator is shutting down; retry later");
     closing.retry_after_s = server.limits_.caps().retry_after_s;
-    return refuse_now(closing, true);
+    return closing;
   }
   const auto* socket = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
   auto* state = socket == nullptr ? nullptr : static_cast<ConnectionState*>(socket->socket_context);
   if (state != nullptr && !state->authenticated && server.known_key_ && server.known_key_(req)) {
     if (!server.limits_.Authenticated(conn)) {
-      ex->route = "refused";
       ApiError busy = ApiError::Unavailable("too many connections; retry later");
       busy.retry_after_s = server.limits_.caps().retry_after_s;
-      return refuse_now(busy, true);
+      return busy;
     }
     state->authenticated = true;
   }
-  if (const std::string why = AmbiguousFraming(req); !why.empty()) {
-    ex->route = "refused";
-    return refuse_now(ApiError::BadRequest("", why), true);
-  }
-  const auto* route = server.Match(req);
-  if (route == nullptr) {
-    ex->route = "unknown";
-    return refuse_now(ApiError::NotFound("no such endpoint"), HasBodyFraming(req));
-  }
-  ex->route = route->pattern;
-  ex->lane = route->lane;
-  ex->handler = &route->handler;
+  if (const std::string why = AmbiguousFraming(req); !why.empty()) return ApiError::BadRequest("", why);
+  return std::nullopt;
+}
+
+MHD_Result ServerCallbacks::StartBody(HttpServer& server, const std::shared_ptr<Exchange>& ex) {
+  HttpRequest& req = ex->req;
   const bool sends_body = req.method == "POST" || req.method == "PUT";
   if (sends_body && !HasBodyFraming(req)) {
     // Reading would wait for the client to close: answer now.
-    return refuse_now(ApiError::LengthRequired(), true);
+    return RefuseNow(*ex, ApiError::LengthRequired(), true);
   }
   if (ex->lane == HttpServer::Lane::kStreamed) {
     req.body_state = HttpRequest::BodyState::kStreamed;
@@ -250,9 +264,9 @@ MHD_Result ServerCallbacks::Begin(HttpServer& server, MHD_Connection* conn, cons
   }
   if (DeclaredLength(req) > static_cast<int64_t>(kDrainCap)) {
     req.body_state = HttpRequest::BodyState::kCutOff;
-    return refuse_now(ApiError::TooLarge("the body is larger than " + std::to_string(server.options_.max_body) +
-                                         " bytes"),
-                      true);
+    return RefuseNow(
+        *ex, ApiError::TooLarge("the body is larger than " + std::to_string(server.options_.max_body) + " bytes"),
+        true);
   }
   return MHD_YES;
 }

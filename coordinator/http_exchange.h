@@ -7,8 +7,10 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
+#include "coordinator/api_error.h"
 #include "coordinator/body_channel.h"
 #include "coordinator/http_server.h"
 
@@ -54,6 +56,13 @@ struct ServerCallbacks {
  private:
   static MHD_Result Begin(HttpServer& server, MHD_Connection* conn, const char* url, const char* method,
                           void** con_cls);
+  // The front end's refusal of a request before any route (the server
+  // stopping, the cap on connections with a key, ambiguous framing); the
+  // connection is then closed.
+  static std::optional<ApiError> Admit(HttpServer& server, MHD_Connection* conn, const HttpRequest& req);
+  // Routed: how the body will be read (buffered, streamed to an upload
+  // thread, or refused at once).
+  static MHD_Result StartBody(HttpServer& server, const std::shared_ptr<HttpServer::Exchange>& ex);
   static MHD_Result Receive(HttpServer::Exchange& ex, const char* data, size_t* size);
   static MHD_Result Finish(HttpServer& server, const std::shared_ptr<HttpServer::Exchange>& ex);
 };

@@ -3,22 +3,17 @@
 // key may see is the Ledger's decision (coordinator/tenancy.h).
 #include "coordinator/http_api.h"
 #include "coordinator/requests.h"
-#include "coordinator/responses.h"
 #include "protocol/wire/identifiers.h"
+#include "protocol/wire/wire_json.h"
 
 namespace scimesh::coordinator {
 
 void HttpApi::CreateRun(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
-  Body raw = ReadBody(req, reader, limits_.max_body);
-  auto key = Authorize(req, res, kScopeExecute, raw.unread());
-  if (!key) return;
-  auto body = BodyText(res, raw);
-  if (!body) return;
-  auto parsed = ReadRunCreateRequest(*body);
-  if (!parsed.ok()) return ReplyError(res, parsed.error());
-  auto reply = ledger_.CreateRun(parsed.value(), *key);
-  reply.ok() ? ReplyJson(res, 201, ToJson(reply.value())) : ReplyError(res, reply.error());
-  audit_.Record(key->name, req.method, req.path, res.status, reply.ok() ? reply.value().run_id : "");
+  auto call = Accept(req, res, reader, kScopeExecute, &ReadRunCreateRequest);
+  if (!call) return;
+  auto reply = ledger_.CreateRun(call->request, call->key);
+  reply.ok() ? ReplyJson(res, 201, SerializeRunStatus(reply.value())) : ReplyError(res, reply.error());
+  audit_.Record(call->key.name, req.method, req.path, res.status, reply.ok() ? reply.value().run_id : "");
 }
 
 void HttpApi::ShowRun(const HttpRequest& req, HttpResponse& res, bool journal) {
@@ -29,10 +24,10 @@ void HttpApi::ShowRun(const HttpRequest& req, HttpResponse& res, bool journal) {
     ReplyError(res, ApiError::NotFound("no run " + run_id));
   } else if (journal) {
     auto view = ledger_.Journal(run_id, *key);
-    view.ok() ? ReplyJson(res, 200, ToJson(view.value())) : ReplyError(res, view.error());
+    view.ok() ? ReplyJson(res, 200, SerializeJournal(view.value())) : ReplyError(res, view.error());
   } else {
     auto view = ledger_.ShowRun(run_id, *key);
-    view.ok() ? ReplyJson(res, 200, ToJson(view.value())) : ReplyError(res, view.error());
+    view.ok() ? ReplyJson(res, 200, SerializeRunView(view.value())) : ReplyError(res, view.error());
   }
   audit_.Record(key->name, req.method, req.path, res.status);
 }
@@ -51,7 +46,7 @@ void HttpApi::CancelRun(const HttpRequest& req, HttpResponse& res, const Content
     ReplyError(res, ApiError::NotFound("no run " + run_id));
   } else {
     auto reply = ledger_.CancelRun(run_id, *key);
-    reply.ok() ? ReplyJson(res, 200, ToJson(reply.value())) : ReplyError(res, reply.error());
+    reply.ok() ? ReplyJson(res, 200, SerializeRunStatus(reply.value())) : ReplyError(res, reply.error());
   }
   audit_.Record(key->name, req.method, req.path, res.status);
 }

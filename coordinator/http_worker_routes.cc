@@ -5,36 +5,26 @@
 
 #include "coordinator/http_api.h"
 #include "coordinator/requests.h"
-#include "coordinator/responses.h"
 #include "protocol/wire/identifiers.h"
+#include "protocol/wire/wire_json.h"
 
 namespace scimesh::coordinator {
 
 void HttpApi::Register(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
-  Body raw = ReadBody(req, reader, limits_.max_body);
-  auto key = Authorize(req, res, kScopeWorker, raw.unread());
-  if (!key) return;
-  auto body = BodyText(res, raw);
-  if (!body) return;
-  auto parsed = ReadRegisterRequest(*body);
-  if (!parsed.ok()) return ReplyError(res, parsed.error());
-  auto reply = ledger_.Register(parsed.value(), *key);
+  auto call = Accept(req, res, reader, kScopeWorker, &ReadRegisterRequest);
+  if (!call) return;
+  auto reply = ledger_.Register(call->request, call->key);
   if (!reply.ok()) {
-    if (reply.error().error == "not_owner") audit_.Record(key->name, req.method, req.path, 403);
+    if (reply.error().error == "not_owner") audit_.Record(call->key.name, req.method, req.path, 403);
     return ReplyError(res, reply.error());
   }
-  ReplyJson(res, 200, ToJson(reply.value()));
+  ReplyJson(res, 200, SerializeRegisterResponse(reply.value()));
 }
 
 void HttpApi::Claim(const HttpRequest& req, HttpResponse& res, const ContentReader& reader) {
-  Body raw = ReadBody(req, reader, limits_.max_body);
-  auto key = Authorize(req, res, kScopeWorker, raw.unread());
-  if (!key) return;
-  auto body = BodyText(res, raw);
-  if (!body) return;
-  auto parsed = ReadClaimRequest(*body);
-  if (!parsed.ok()) return ReplyError(res, parsed.error());
-  const ClaimRequest& claim = parsed.value();
+  auto call = Accept(req, res, reader, kScopeWorker, &ReadClaimRequest);
+  if (!call) return;
+  const ClaimRequest& claim = call->request;
 
   // Held at most wait_ms and never longer than 4/5 of the request timeout;
   // while held it costs no thread (HttpServer holds it and asks again
@@ -42,10 +32,10 @@ void HttpApi::Claim(const HttpRequest& req, HttpResponse& res, const ContentRead
   using Clock = std::chrono::steady_clock;
   const auto until =
       Clock::now() + std::chrono::milliseconds(std::min<int64_t>(claim.wait_ms, limits_.max_claim_hold_ms));
-  res.Hold(until, [this, claim, key = *key, method = req.method, path = req.path, until](HttpResponse& r,
+  res.Hold(until, [this, claim, key = call->key, method = req.method, path = req.path, until](HttpResponse& r,
                                                                                         bool shutting_down) {
     if (shutting_down) {
-      ReplyJson(r, 200, ToJson(ClaimReply{}));  // release the poll
+      ReplyJson(r, 200, SerializeClaimResponse(ClaimResponse{}));  // release the poll
       return true;
     }
     auto reply = ledger_.Claim(claim, key);
@@ -55,9 +45,9 @@ void HttpApi::Claim(const HttpRequest& req, HttpResponse& res, const ContentRead
       return true;
     }
     if (reply.value().leases.empty() && Clock::now() < until) return false;
-    ClaimReply claimed = std::move(reply).value();
+    ClaimResponse claimed = std::move(reply).value();
     for (Lease& l : claimed.leases) l.lease_token = tokens_.Issue(l.lease_id, l.attempt);
-    ReplyJson(r, 200, ToJson(claimed));
+    ReplyJson(r, 200, SerializeClaimResponse(claimed));
     return true;
   });
 }
@@ -72,40 +62,35 @@ void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse
   if (!body) return;
   if (!CheckLeaseId(lease_id, "lease_id").ok()) return ReplyError(res, ApiError::NotFound("no lease " + lease_id));
 
+  // Each call: the body as `read` parses it names the caller's worker_id and
+  // attempt; `apply` asks the Ledger and `write` is the answer's JSON.
   LeaseCaller caller = *who;
+  auto report = [&](auto read, auto apply, auto write) {
+    auto parsed = read(*body);
+    if (!parsed.ok()) return ReplyError(res, parsed.error());
+    caller.worker_id = parsed.value().worker_id;
+    caller.attempt = parsed.value().attempt;
+    auto r = apply(parsed.value());
+    r.ok() ? ReplyJson(res, 200, write(r.value())) : ReplyError(res, r.error());
+  };
   switch (call) {
-    case LeaseCall::kStarted: {
-      auto p = ReadStartedRequest(*body);
-      if (!p.ok()) return ReplyError(res, p.error());
-      caller.worker_id = p.value().worker_id;
-      caller.attempt = p.value().attempt;
-      auto r = ledger_.Started(lease_id, caller);
-      return r.ok() ? ReplyJson(res, 200, ToJson(r.value())) : ReplyError(res, r.error());
-    }
-    case LeaseCall::kHeartbeat: {
-      auto p = ReadHeartbeatRequest(*body);
-      if (!p.ok()) return ReplyError(res, p.error());
-      caller.worker_id = p.value().worker_id;
-      caller.attempt = p.value().attempt;
-      auto r = ledger_.Heartbeat(lease_id, caller, p.value().progress_json);
-      return r.ok() ? ReplyJson(res, 200, ToJson(r.value())) : ReplyError(res, r.error());
-    }
-    case LeaseCall::kComplete: {
-      auto p = ReadCompleteRequest(*body);
-      if (!p.ok()) return ReplyError(res, p.error());
-      caller.worker_id = p.value().worker_id;
-      caller.attempt = p.value().attempt;
-      auto r = ledger_.Complete(lease_id, caller, p.value());
-      return r.ok() ? ReplyJson(res, 200, CompleteJson()) : ReplyError(res, r.error());
-    }
-    case LeaseCall::kFail: {
-      auto p = ReadFailRequest(*body);
-      if (!p.ok()) return ReplyError(res, p.error());
-      caller.worker_id = p.value().worker_id;
-      caller.attempt = p.value().attempt;
-      auto r = ledger_.Fail(lease_id, caller, p.value());
-      return r.ok() ? ReplyJson(res, 200, ToJson(r.value())) : ReplyError(res, r.error());
-    }
+    case LeaseCall::kStarted:
+      return report(
+          &ReadStartedRequest, [&](const BeatRequest&) { return ledger_.Started(lease_id, caller); },
+          &SerializeExtendResponse);
+    case LeaseCall::kHeartbeat:
+      return report(
+          &ReadHeartbeatRequest,
+          [&](const BeatRequest& beat) { return ledger_.Heartbeat(lease_id, caller, beat.progress_json); },
+          &SerializeExtendResponse);
+    case LeaseCall::kComplete:
+      return report(
+          &ReadCompleteRequest, [&](const CompleteRequest& r) { return ledger_.Complete(lease_id, caller, r); },
+          [](const Done&) { return SerializeCompleteResponse(CompleteResponse{"completed"}); });
+    case LeaseCall::kFail:
+      return report(
+          &ReadFailRequest, [&](const FailRequest& r) { return ledger_.Fail(lease_id, caller, r); },
+          &SerializeFailResponse);
     case LeaseCall::kArtifact:
       break;
   }

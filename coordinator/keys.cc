@@ -17,7 +17,6 @@
 #include "coordinator/id_generator.h"
 #include "protocol/wire/identifiers.h"
 #include "protocol/util/sha256.h"
-#include "coordinator/wire_time.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -131,22 +130,22 @@ Result<KeyRing::FileStamp> KeyRing::Stamp(const std::string& path) {
                    static_cast<int64_t>(st.st_size), static_cast<uint64_t>(st.st_ino)};
 }
 
-Result<std::unique_ptr<KeyRing>> KeyRing::Load(const std::string& path) {
+Result<std::unique_ptr<KeyRing>> KeyRing::Load(const std::string& path, const Clock& clock) {
   auto stamp = Stamp(path);
   if (!stamp.ok()) return stamp.status();
   auto entries = ReadFile(path);
   if (!entries.ok()) return entries.status();
-  std::unique_ptr<KeyRing> ring(new KeyRing(path));
+  std::unique_ptr<KeyRing> ring(new KeyRing(path, clock));
   ring->entries_ = std::move(entries).value();
   ring->stamp_ = *stamp;
-  ring->last_check_ms_ = NowMs();
+  ring->last_check_ = clock.Now();
   return ring;
 }
 
 void KeyRing::MaybeReload() {
-  const int64_t now = NowMs();
-  if (now - last_check_ms_ < 1000) return;
-  last_check_ms_ = now;
+  const MonoTime now = clock_.Now();
+  if (now - last_check_ < std::chrono::seconds(1)) return;
+  last_check_ = now;
   auto stamp = Stamp(path_);
   if (!stamp.ok() || *stamp == stamp_) return;
   auto entries = ReadFile(path_);

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "protocol/util/clock.h"
 #include "protocol/util/status.h"
 
 namespace scimesh::coordinator {
@@ -40,11 +41,13 @@ struct KeyIdentity {
 };
 
 // The keys of one keys file. Thread-safe. Re-reads the file when it changed
-// (checked at most once a second), so `keys add` takes effect without a
-// restart; a file that became unreadable or invalid keeps the last good keys.
+// (checked at most once a second on `clock`, a monotonic clock), so `keys
+// add` takes effect without a restart; a file that became unreadable or
+// invalid keeps the last good keys.
 class KeyRing {
  public:
-  static Result<std::unique_ptr<KeyRing>> Load(const std::string& path);
+  // `clock` is borrowed and must outlive the ring.
+  static Result<std::unique_ptr<KeyRing>> Load(const std::string& path, const Clock& clock = SteadyClock());
 
   // The key whose secret is `token`, or nullopt. Time does not depend on
   // which key matched or where the digests differ.
@@ -64,16 +67,17 @@ class KeyRing {
     bool operator==(const FileStamp&) const = default;
   };
 
-  explicit KeyRing(std::string path) : path_(std::move(path)) {}
+  KeyRing(std::string path, const Clock& clock) : path_(std::move(path)), clock_(clock) {}
   static Result<std::vector<Entry>> ReadFile(const std::string& path);
   static Result<FileStamp> Stamp(const std::string& path);
   void MaybeReload();
 
-  std::string path_;
+  const std::string path_;
+  const Clock& clock_;
   std::mutex mu_;
   std::vector<Entry> entries_;
   FileStamp stamp_;
-  int64_t last_check_ms_ = 0;
+  MonoTime last_check_;
 };
 
 // "chem-*,qc?" -> the globs; InvalidArgument when empty or a glob holds

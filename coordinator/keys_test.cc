@@ -5,28 +5,21 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "protocol/util/sha256.h"
+#include "tests/support/test_dir.h"
 
 namespace scimesh::coordinator {
 namespace {
 
 class KeysTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/scimesh-keys-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string Path(const std::string& name) const { return dir_ / name; }
   static std::string Slurp(const std::string& path) {
     std::ifstream in(path);
     std::stringstream ss;
@@ -38,7 +31,7 @@ class KeysTest : public ::testing::Test {
     EXPECT_EQ(::stat(path.c_str(), &st), 0);
     return static_cast<int>(st.st_mode & 0777);
   }
-  std::string dir_;
+  TestDir dir_;
 };
 
 TEST(Scopes, ParseAndPrint) {
@@ -140,21 +133,25 @@ TEST_F(KeysTest, AKeyMayNameTheWorkflowsItRegistersAndTheReadScope) {
   EXPECT_FALSE(KeyRing::Load(Path("keys4")).ok());
 }
 
-TEST_F(KeysTest, PicksUpANewKeyWhileRunning) {
+TEST_F(KeysTest, PicksUpANewKeyWhileRunningAtMostOnceASecond) {
   ASSERT_TRUE(AddKey(Path("keys"), "w1", "worker", Path("w1"), "*").ok());
-  auto ring = KeyRing::Load(Path("keys"));
+  ::scimesh::ManualClock clock;
+  auto ring = KeyRing::Load(Path("keys"), clock);
   ASSERT_TRUE(ring.ok());
   ASSERT_TRUE(AddKey(Path("keys"), "w2", "worker", Path("w2"), "*").ok());
   std::string w2 = Slurp(Path("w2"));
   w2.pop_back();
-  // The ring re-reads a changed file at most once a second: await that.
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  std::optional<KeyIdentity> id;
-  while (!(id = (*ring)->Identify(w2)) && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  clock.Advance(std::chrono::milliseconds(999));
+  EXPECT_FALSE((*ring)->Identify(w2).has_value()) << "the file is looked at again a second after it was read";
+  clock.Advance(std::chrono::milliseconds(1));
+  auto id = (*ring)->Identify(w2);
   ASSERT_TRUE(id.has_value());
   EXPECT_EQ(id->name, "w2");
+  // A file that became invalid keeps the last good keys.
+  std::ofstream(Path("keys"), std::ios::app) << "broken line\n";
+  clock.Advance(std::chrono::seconds(1));
+  EXPECT_TRUE((*ring)->Identify(w2).has_value());
+  EXPECT_EQ((*ring)->size(), 2u);
 }
 
 }  // namespace

@@ -9,8 +9,6 @@
 namespace scimesh::coordinator {
 namespace {
 
-constexpr char kSelectDefinition[] =
-    "SELECT canonical FROM definitions WHERE workflow = ?1 AND version = ?2";
 constexpr char kNextEventSeq[] =
     "UPDATE runs SET last_event = last_event + 1 WHERE run_id = ?1 RETURNING last_event";
 constexpr char kInsertEvent[] =
@@ -54,17 +52,13 @@ void Ledger::RunBatch(const std::vector<Work*>& batch) {
   static constexpr char kSavepoint[] = "SAVEPOINT call";
   static constexpr char kRelease[] = "RELEASE call";
   static constexpr char kUndo[] = "ROLLBACK TO call";
-  auto exec = [this](const char* sql) -> Status {
-    auto q = db_->Sql(sql);
-    return q.ok() ? q->Run() : q.status();
-  };
   Status begun = db_->Begin();
   if (!begun.ok()) {
     for (Work* w : batch) w->failure = begun;
     return;
   }
   for (Work* w : batch) {
-    Status s = exec(kSavepoint);
+    Status s = db_->Run(kSavepoint);
     if (!s.ok()) {
       w->failure = s;
       continue;
@@ -78,8 +72,8 @@ void Ledger::RunBatch(const std::vector<Work*>& batch) {
       w->failure = Status::Internal("a call threw");
       w->kept = false;
     }
-    if (!w->kept) s = exec(kUndo);
-    if (s.ok()) s = exec(kRelease);
+    if (!w->kept) s = db_->Run(kUndo);
+    if (s.ok()) s = db_->Run(kRelease);
     if (!s.ok() || !w->failure.ok()) {
       if (w->failure.ok()) w->failure = s;
       w->kept = true;  // its answer cannot be trusted: report the failure
@@ -104,13 +98,11 @@ ApiError Ledger::Broken(const Status& status) {
 Result<Ledger::DefinitionPtr> Ledger::Definition(const std::string& workflow, const std::string& version) {
   auto key = std::make_pair(workflow, version);
   if (auto it = definitions_.find(key); it != definitions_.end()) return it->second;
-  auto q = db_->Sql(kSelectDefinition);
-  if (!q.ok()) return q.status();
-  q->Bind(1, workflow).Bind(2, version);
-  auto row = q->Step();
-  if (!row.ok()) return row.status();
-  if (!*row) return DefinitionPtr();
-  auto def = DefinitionFromCanonicalText(q->Text(0));
+  std::string canonical;
+  SCIMESH_ASSIGN_OR_RETURN(bool found, db_->FirstRow(kSelectDefinition, {workflow, version},
+                                                     [&](const Row& r) { canonical = r.Text(0); }));
+  if (!found) return DefinitionPtr();
+  auto def = DefinitionFromCanonicalText(canonical);
   if (!def.ok()) return def.status();
   auto ptr = std::make_shared<const WorkflowDefinition>(std::move(def).value());
   definitions_.emplace(std::move(key), ptr);
@@ -121,21 +113,9 @@ Status Ledger::AppendEvent(Tx& tx, const std::string& run_id, std::string_view t
                            const std::optional<std::string>& step_id, std::optional<int64_t> attempt,
                            const std::optional<std::string>& worker_id, const std::string& detail_json) {
   int64_t seq = 0;
-  {
-    auto q = db_->Sql(kNextEventSeq);
-    if (!q.ok()) return q.status();
-    q->Bind(1, run_id);
-    auto row = q->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return Status::Internal("journal: no run " + run_id);
-    seq = q->Int(0);
-    SCIMESH_RETURN_IF_ERROR(q->Run());
-  }
-  auto q = db_->Sql(kInsertEvent);
-  if (!q.ok()) return q.status();
-  q->Bind(1, run_id).Bind(2, seq).Bind(3, tx.now).Bind(4, type).Bind(5, step_id).Bind(6, attempt);
-  q->Bind(7, worker_id).Bind(8, detail_json);
-  return q->Run();
+  SCIMESH_ASSIGN_OR_RETURN(bool found, db_->FirstRow(kNextEventSeq, {run_id}, [&](const Row& r) { seq = r.Int(0); }));
+  if (!found) return Status::Internal("journal: no run " + run_id);
+  return db_->Run(kInsertEvent, {run_id, seq, tx.now, type, step_id, attempt, worker_id, detail_json});
 }
 
 std::string WithReport(std::string_view detail_json, const std::optional<std::string>& progress_json,
@@ -165,8 +145,8 @@ std::string WithReport(std::string_view detail_json, const std::optional<std::st
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-// Reads the SCIMESH_ATTEMPT_COLUMNS of the current row.
-static void ReadAttemptRow(const Query& q, auto& row) {
+// Reads the SCIMESH_ATTEMPT_COLUMNS of a row.
+static void ReadAttemptRow(const Row& q, auto& row) {
   row.lease_id = q.Text(0);
   row.run_id = q.Text(1);
   row.step_id = q.Text(2);
@@ -187,30 +167,16 @@ static void ReadAttemptRow(const Query& q, auto& row) {
 }
 
 Result<std::optional<Ledger::AttemptRow>> Ledger::LoadAttempt(std::string_view lease_id) {
-  auto q = db_->Sql(kSelectAttemptByLease);
-  if (!q.ok()) return q.status();
-  q->Bind(1, lease_id);
-  auto has = q->Step();
-  if (!has.ok()) return has.status();
-  if (!*has) return std::optional<AttemptRow>();
   AttemptRow row;
-  ReadAttemptRow(*q, row);
+  auto read = [&](const Row& r) { ReadAttemptRow(r, row); };
+  SCIMESH_ASSIGN_OR_RETURN(bool found, db_->FirstRow(kSelectAttemptByLease, {lease_id}, read));
+  if (!found) return std::optional<AttemptRow>();
   return std::optional<AttemptRow>(std::move(row));
 }
 
 Result<std::vector<Ledger::AttemptRow>> Ledger::LoadAttempts(const char* sql, int64_t bound) {
-  auto q = db_->Sql(sql);
-  if (!q.ok()) return q.status();
-  q->Bind(1, bound);
   std::vector<AttemptRow> rows;
-  for (;;) {
-    auto has = q->Step();
-    if (!has.ok()) return has.status();
-    if (!*has) break;
-    AttemptRow row;
-    ReadAttemptRow(*q, row);
-    rows.push_back(std::move(row));
-  }
+  SCIMESH_RETURN_IF_ERROR(db_->ForEachRow(sql, {bound}, [&](const Row& r) { ReadAttemptRow(r, rows.emplace_back()); }));
   return rows;
 }
 

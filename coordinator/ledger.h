@@ -34,11 +34,20 @@
 #include "coordinator/definition.h"
 #include "coordinator/keys.h"
 #include "coordinator/lease_rules.h"
-#include "coordinator/replies.h"
 #include "coordinator/requests.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::coordinator {
 
+// What RecordUpload stored: the artifact as issued, and whether this call
+// stored it (false: a replay of the same name and sha256).
+struct RecordedUpload {
+  ArtifactRef ref;
+  bool created = false;
+};
+
+// The replies are protocol/wire.h's types (one wire model with the client),
+// times already in their wire spelling.
 class Ledger {
  public:
   struct Options {
@@ -63,16 +72,16 @@ class Ledger {
 
   // The worker_id becomes `key`'s when nobody holds it; each workflow it
   // registers first becomes `key`'s (an admin key's too).
-  ApiResult<RegisterReply> Register(const Registration& reg, const KeyIdentity& key);
+  ApiResult<RegisterResponse> Register(const Registration& reg, const KeyIdentity& key);
   // One pass: offers what is offerable now (possibly nothing). The long poll
   // around it lives in the HTTP layer.
-  ApiResult<ClaimReply> Claim(const ClaimRequest& req, const KeyIdentity& key);
+  ApiResult<ClaimResponse> Claim(const ClaimRequest& req, const KeyIdentity& key);
 
-  ApiResult<LeaseExtension> Started(std::string_view lease_id, const LeaseCaller& caller);
-  ApiResult<LeaseExtension> Heartbeat(std::string_view lease_id, const LeaseCaller& caller,
+  ApiResult<ExtendResponse> Started(std::string_view lease_id, const LeaseCaller& caller);
+  ApiResult<ExtendResponse> Heartbeat(std::string_view lease_id, const LeaseCaller& caller,
                                       const std::optional<std::string>& progress_json);
   ApiResult<Done> Complete(std::string_view lease_id, const LeaseCaller& caller, const CompleteRequest& req);
-  ApiResult<FailReply> Fail(std::string_view lease_id, const LeaseCaller& caller, const FailRequest& req);
+  ApiResult<FailResponse> Fail(std::string_view lease_id, const LeaseCaller& caller, const FailRequest& req);
 
   // Artifact upload, in two steps around the streaming of the bytes: the lease
   // checks (and the name/sha256 conflict, and the lease's artifact quota with
@@ -80,19 +89,19 @@ class Ledger {
   // again, with the size received).
   ApiResult<Done> CheckUpload(std::string_view lease_id, const LeaseCaller& caller, const std::string& name,
                               const std::string& sha256, int64_t declared_size);
-  ApiResult<ArtifactReply> RecordUpload(std::string_view lease_id, const LeaseCaller& caller,
-                                        const std::string& name, const std::string& sha256, int64_t size,
-                                        const std::string& media_type);
+  ApiResult<RecordedUpload> RecordUpload(std::string_view lease_id, const LeaseCaller& caller,
+                                         const std::string& name, const std::string& sha256, int64_t size,
+                                         const std::string& media_type);
   // The media type of a stored artifact; 404 when none was uploaded. A key
   // with neither the worker, admin nor read scope gets only the artifacts of
   // its own runs (403 `not_owner` otherwise).
   ApiResult<std::string> FindArtifact(std::string_view sha256, const KeyIdentity& key);
 
   // The run belongs to `key`.
-  ApiResult<RunStatusReply> CreateRun(const RunCreateRequest& req, const KeyIdentity& key);
-  ApiResult<RunStatusReply> CancelRun(std::string_view run_id, const KeyIdentity& key);
+  ApiResult<RunStatus> CreateRun(const RunCreateRequest& req, const KeyIdentity& key);
+  ApiResult<RunStatus> CancelRun(std::string_view run_id, const KeyIdentity& key);
   ApiResult<RunView> ShowRun(std::string_view run_id, const KeyIdentity& key);
-  ApiResult<JournalView> Journal(std::string_view run_id, const KeyIdentity& key);
+  ApiResult<scimesh::Journal> Journal(std::string_view run_id, const KeyIdentity& key);
 
   // Forgets the uploads of attempts that ended without completing more than
   // artifact_grace_ms ago (their files go once nothing refers to them).
@@ -125,6 +134,10 @@ class Ledger {
   void RunBatch(const std::vector<Work*>& batch);
   ApiError Broken(const Status& status);
   std::optional<ApiError> OverQuota(std::string_view lease_id, const std::string& name, int64_t size);
+  // The artifact uploaded as `name` on this lease, if any.
+  Result<std::optional<ArtifactRef>> LoadUpload(std::string_view lease_id, const std::string& name);
+  ApiResult<std::optional<ArtifactRef>> EarlierUpload(std::string_view lease_id, const std::string& name,
+                                                      const std::string& sha256);
 
   Result<DefinitionPtr> Definition(const std::string& workflow, const std::string& version);
   Status AppendEvent(Tx& tx, const std::string& run_id, std::string_view type,
@@ -134,6 +147,10 @@ class Ledger {
   // Lease calls: load, apply the clock, decide. On a refusal the clock's
   // changes are kept (tx.keep) and the ApiError answers the call.
   ApiResult<AttemptRow> OpenLease(Tx& tx, std::string_view lease_id, const LeaseCaller& caller, LeaseCall call);
+  // started and heartbeat (`call`): the lease lives another TTL from now, and
+  // an orphaned attempt is revived.
+  ApiResult<ExtendResponse> Extend(std::string_view lease_id, const LeaseCaller& caller, LeaseCall call,
+                                   const std::optional<std::string>& progress_json);
   Result<std::optional<AttemptRow>> LoadAttempt(std::string_view lease_id);
   Result<std::vector<AttemptRow>> LoadAttempts(const char* sql, int64_t bound);
   Status ApplyClock(Tx& tx, AttemptRow& row);
@@ -149,9 +166,13 @@ class Ledger {
   // Queues every waiting step whose needs completed (rendering its input),
   // then completes the run when every step completed.
   Status PromoteWaiting(Tx& tx, const std::string& run_id, bool journal_runnable);
+  // A waiting step becomes queued with its rendered input (journaled when
+  // `journal_runnable`).
+  Status QueueStep(Tx& tx, const std::string& run_id, const std::string& step_id, const std::string& input_json,
+                   bool journal_runnable);
 
   ApiResult<RunView> ReadRun(std::string_view run_id);
-  ApiResult<JournalView> ReadJournal(std::string_view run_id);
+  ApiResult<scimesh::Journal> ReadJournal(std::string_view run_id);
   // Tenancy (ledger_tenancy.cc): the owner stored in `sql` for `id`.
   Result<std::optional<std::string>> OwnerOf(const char* sql, std::string_view id);
   ApiResult<Done> CheckWorker(Tx& tx, const std::string& worker_id, const KeyIdentity& key);

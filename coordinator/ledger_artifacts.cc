@@ -5,7 +5,7 @@
 namespace scimesh::coordinator {
 namespace {
 
-constexpr char kSelectUpload[] = "SELECT sha256, size, media_type, uri FROM uploads WHERE lease_id = ?1 AND name = ?2";
+constexpr char kSelectUpload[] = "SELECT uri, sha256, size, media_type FROM uploads WHERE lease_id = ?1 AND name = ?2";
 constexpr char kInsertUpload[] =
     "INSERT INTO uploads(lease_id, name, attempt, worker_id, sha256, size, media_type, uri, uploaded_at) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
@@ -28,21 +28,42 @@ constexpr char kArtifactOfKey[] =
 // 413 when one more upload of `size` bytes (-1: not known yet) named `name`
 // would take the lease past its quota; a replay of `name` counts once.
 std::optional<ApiError> Ledger::OverQuota(std::string_view lease_id, const std::string& name, int64_t size) {
-  auto q = db_->Sql(kLeaseUploads);
-  if (!q.ok()) return Broken(q.status());
-  q->Bind(1, lease_id).Bind(2, name);
-  auto has = q->Step();
-  if (!has.ok()) return Broken(has.status());
+  int64_t count = 0, bytes = 0;
+  auto read = db_->FirstRow(kLeaseUploads, {lease_id, name}, [&](const Row& r) {
+    count = r.Int(0);
+    bytes = r.Int(1);
+  });
+  if (!read.ok()) return Broken(read.status());
   const ArtifactQuota& quota = options_.artifact_quota;
   const std::string what = "this lease's artifact quota (" + std::to_string(quota.count) + " files, " +
                            std::to_string(quota.bytes) + " bytes in all)";
-  if (q->Int(0) + 1 > quota.count) {
-    return ApiError::TooLarge("a " + std::to_string(q->Int(0) + 1) + "th artifact would exceed " + what);
+  if (count + 1 > quota.count) {
+    return ApiError::TooLarge("a " + std::to_string(count + 1) + "th artifact would exceed " + what);
   }
-  if (size >= 0 && quota.bytes > 0 && q->Int(1) + size > quota.bytes) {
-    return ApiError::TooLarge(std::to_string(q->Int(1) + size) + " bytes of artifacts would exceed " + what);
+  if (size >= 0 && quota.bytes > 0 && bytes + size > quota.bytes) {
+    return ApiError::TooLarge(std::to_string(bytes + size) + " bytes of artifacts would exceed " + what);
   }
   return std::nullopt;
+}
+
+// The artifact uploaded as `name` on this lease before, if any; 400 when it
+// had another sha256.
+Result<std::optional<ArtifactRef>> Ledger::LoadUpload(std::string_view lease_id, const std::string& name) {
+  std::optional<ArtifactRef> upload;
+  auto read = [&](const Row& r) { upload = ArtifactRef{name, r.Text(0), r.Text(1), r.Int(2), r.Text(3)}; };
+  SCIMESH_RETURN_IF_ERROR(db_->FirstRow(kSelectUpload, {lease_id, name}, read).status());
+  return upload;
+}
+
+ApiResult<std::optional<ArtifactRef>> Ledger::EarlierUpload(std::string_view lease_id, const std::string& name,
+                                                            const std::string& sha256) {
+  auto loaded = LoadUpload(lease_id, name);
+  if (!loaded.ok()) return Broken(loaded.status());
+  const std::optional<ArtifactRef>& earlier = loaded.value();
+  if (earlier && earlier->sha256 != sha256) {
+    return ApiError::BadRequest("name", "'" + name + "' was already uploaded on this lease with another sha256");
+  }
+  return earlier;
 }
 
 ApiResult<Done> Ledger::CheckUpload(std::string_view lease_id, const LeaseCaller& caller, const std::string& name,
@@ -51,79 +72,50 @@ ApiResult<Done> Ledger::CheckUpload(std::string_view lease_id, const LeaseCaller
     auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kArtifact);
     if (!opened.ok()) return opened.error();
     if (auto over = OverQuota(lease_id, name, declared_size)) return *over;
-    auto q = db_->Sql(kSelectUpload);
-    if (!q.ok()) return Broken(q.status());
-    q->Bind(1, lease_id).Bind(2, name);
-    auto has = q->Step();
-    if (!has.ok()) return Broken(has.status());
-    if (*has && q->Text(0) != sha256) {
-      return ApiError::BadRequest("name", "'" + name + "' was already uploaded on this lease with another sha256");
-    }
+    auto earlier = EarlierUpload(lease_id, name, sha256);
+    if (!earlier.ok()) return earlier.error();
     return Done{};
   });
 }
 
-ApiResult<ArtifactReply> Ledger::RecordUpload(std::string_view lease_id, const LeaseCaller& caller,
-                                              const std::string& name, const std::string& sha256, int64_t size,
-                                              const std::string& media_type) {
-  return Transact<ArtifactReply>([&](Tx& tx) -> ApiResult<ArtifactReply> {
+ApiResult<RecordedUpload> Ledger::RecordUpload(std::string_view lease_id, const LeaseCaller& caller,
+                                               const std::string& name, const std::string& sha256, int64_t size,
+                                               const std::string& media_type) {
+  return Transact<RecordedUpload>([&](Tx& tx) -> ApiResult<RecordedUpload> {
     auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kArtifact);
     if (!opened.ok()) return opened.error();
     const AttemptRow& row = opened.value();
-    {
-      auto q = db_->Sql(kSelectUpload);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, lease_id).Bind(2, name);
-      auto has = q->Step();
-      if (!has.ok()) return Broken(has.status());
-      if (*has) {
-        if (q->Text(0) != sha256) {
-          return ApiError::BadRequest("name", "'" + name + "' was already uploaded on this lease with another sha256");
-        }
-        return ArtifactReply{ArtifactRef{name, q->Text(3), q->Text(0), q->Int(1), q->Text(2)}, false};
-      }
-    }
+    auto earlier = EarlierUpload(lease_id, name, sha256);
+    if (!earlier.ok()) return earlier.error();
+    if (earlier.value()) return RecordedUpload{*earlier.value(), false};
     if (auto over = OverQuota(lease_id, name, size)) return *over;
     ArtifactRef ref{name, options_.public_url + "/v1/api/artifacts/" + sha256, sha256, size, media_type};
-    auto q = db_->Sql(kInsertUpload);
-    if (!q.ok()) return Broken(q.status());
-    q->Bind(1, lease_id).Bind(2, name).Bind(3, row.attempt).Bind(4, row.worker_id).Bind(5, sha256);
-    q->Bind(6, size).Bind(7, media_type).Bind(8, ref.uri).Bind(9, tx.now);
-    LEDGER_CHECK(q->Run());
+    LEDGER_CHECK(db_->Run(kInsertUpload, {lease_id, name, row.attempt, row.worker_id, sha256, size, media_type, ref.uri,
+                                          tx.now}));
     tx.Log("artifact uploaded: run={} step={} attempt={} lease={} worker_id={} name={} sha256={} size={}",
            row.run_id, row.step_id, row.attempt, row.lease_id, row.worker_id, name, sha256, size);
-    return ArtifactReply{std::move(ref), true};
+    return RecordedUpload{std::move(ref), true};
   });
 }
 
 ApiResult<std::string> Ledger::FindArtifact(std::string_view sha256, const KeyIdentity& key) {
   return Transact<std::string>([&](Tx&) -> ApiResult<std::string> {
-    auto q = db_->Sql(kSelectMediaType);
-    if (!q.ok()) return Broken(q.status());
-    q->Bind(1, sha256);
-    auto has = q->Step();
-    if (!has.ok()) return Broken(has.status());
-    if (!*has) return ApiError::NotFound("no artifact " + std::string(sha256));
-    std::string media_type = q->Text(0);
+    auto media_type = db_->FirstText(kSelectMediaType, {sha256});
+    if (!media_type.ok()) return Broken(media_type.status());
+    if (!*media_type) return ApiError::NotFound("no artifact " + std::string(sha256));
     // Workers fetch their inputs by digest; admin and read keys see all.
-    if ((key.scopes & (kScopeWorker | kScopeAdmin | kScopeRead)) != 0) return media_type;
-    auto mine = db_->Sql(kArtifactOfKey);
+    if ((key.scopes & (kScopeWorker | kScopeAdmin | kScopeRead)) != 0) return **media_type;
+    auto mine = db_->Exists(kArtifactOfKey, {sha256, key.name});
     if (!mine.ok()) return Broken(mine.status());
-    mine->Bind(1, sha256).Bind(2, key.name);
-    auto found = mine->Step();
-    if (!found.ok()) return Broken(found.status());
     // As if absent: a 403 would tell another tenant that these bytes exist.
-    if (!*found) return ApiError::NotFound("no artifact " + std::string(sha256));
-    return media_type;
+    if (!*mine) return ApiError::NotFound("no artifact " + std::string(sha256));
+    return **media_type;
   });
 }
 
 Status Ledger::ForgetAbandonedUploads() {
   auto r = Transact<Done>([&](Tx& tx) -> ApiResult<Done> {
-    auto q = db_->Sql(kForgetAbandoned);
-    if (!q.ok()) return Broken(q.status());
-    q->Bind(1, tx.now - options_.artifact_grace_ms);
-    LEDGER_CHECK(q->Run());
+    LEDGER_CHECK(db_->Run(kForgetAbandoned, {tx.now - options_.artifact_grace_ms}));
     return Done{};
   });
   return r.ok() ? Status::Ok() : Status::Internal(r.error().message);
@@ -131,12 +123,9 @@ Status Ledger::ForgetAbandonedUploads() {
 
 Result<bool> Ledger::ArtifactReferenced(std::string_view sha256) {
   auto r = Transact<bool>([&](Tx&) -> ApiResult<bool> {
-    auto q = db_->Sql(kReferenced);
-    if (!q.ok()) return Broken(q.status());
-    q->Bind(1, sha256);
-    auto has = q->Step();
-    if (!has.ok()) return Broken(has.status());
-    return *has;
+    auto referenced = db_->Exists(kReferenced, {sha256});
+    if (!referenced.ok()) return Broken(referenced.status());
+    return *referenced;
   });
   if (!r.ok()) return Status::Internal(r.error().message);
   return r.value();

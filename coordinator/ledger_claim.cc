@@ -11,7 +11,6 @@ namespace {
 
 constexpr char kInsertDefinition[] =
     "INSERT INTO definitions(workflow, version, canonical, registered_at) VALUES (?1, ?2, ?3, ?4)";
-constexpr char kSelectCanonical[] = "SELECT canonical FROM definitions WHERE workflow = ?1 AND version = ?2";
 constexpr char kUpsertWorker[] =
     "INSERT INTO workers(worker_id, host, version, concurrency, registered_at) VALUES (?1, ?2, ?3, ?4, ?5) "
     "ON CONFLICT(worker_id) DO UPDATE SET host = ?2, version = ?3, concurrency = ?4, registered_at = ?5";
@@ -57,85 +56,55 @@ struct Candidate {
 
 }  // namespace
 
-ApiResult<RegisterReply> Ledger::Register(const Registration& reg, const KeyIdentity& key) {
+ApiResult<RegisterResponse> Ledger::Register(const Registration& reg, const KeyIdentity& key) {
   const RegisterRequest& req = reg.request;
-  return Transact<RegisterReply>([&](Tx& tx) -> ApiResult<RegisterReply> {
+  return Transact<RegisterResponse>([&](Tx& tx) -> ApiResult<RegisterResponse> {
     if (auto mine = CheckWorker(tx, req.worker_id, key); !mine.ok()) return mine.error();
     if (auto mine = CheckWorkflows(tx, reg, key); !mine.ok()) return mine.error();
     for (size_t i = 0; i < reg.definitions.size(); ++i) {
       const WorkflowDefinition& def = reg.definitions[i];
       const std::string canonical = def.CanonicalText();
-      auto q = db_->Sql(kSelectCanonical);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, def.workflow).Bind(2, def.version);
-      auto has = q->Step();
-      if (!has.ok()) return Broken(has.status());
-      if (*has) {
-        if (q->Text(0) != canonical) {
+      auto stored = db_->FirstText(kSelectDefinition, {def.workflow, def.version});
+      if (!stored.ok()) return Broken(stored.status());
+      if (*stored) {
+        if (**stored != canonical) {
           return ApiError::BadRequest("definitions[" + std::to_string(i) + "]",
                                       "already registered with a different definition; bump the version");
         }
         continue;
       }
-      auto ins = db_->Sql(kInsertDefinition);
-      if (!ins.ok()) return Broken(ins.status());
-      ins->Bind(1, def.workflow).Bind(2, def.version).Bind(3, canonical).Bind(4, tx.now);
-      LEDGER_CHECK(ins->Run());
+      LEDGER_CHECK(db_->Run(kInsertDefinition, {def.workflow, def.version, canonical, tx.now}));
       tx.Log("definition registered: workflow={} version={} steps={} by worker_id={}", def.workflow, def.version,
              def.steps.size(), req.worker_id);
     }
-    {
-      auto q = db_->Sql(kUpsertWorker);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, req.worker_id).Bind(2, req.host).Bind(3, req.version).Bind(4, req.concurrency).Bind(5, tx.now);
-      LEDGER_CHECK(q->Run());
-    }
-    for (const char* sql : {kClearWorkerDefinitions, kClearUnservable}) {
-      auto q = db_->Sql(sql);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, req.worker_id);
-      LEDGER_CHECK(q->Run());
-    }
+    LEDGER_CHECK(db_->Run(kUpsertWorker, {req.worker_id, req.host, req.version, req.concurrency, tx.now}));
+    LEDGER_CHECK(db_->Run(kClearWorkerDefinitions, {req.worker_id}));
+    LEDGER_CHECK(db_->Run(kClearUnservable, {req.worker_id}));
     for (const WorkflowDefinition& def : reg.definitions) {
-      auto q = db_->Sql(kInsertWorkerDefinition);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, req.worker_id).Bind(2, def.workflow).Bind(3, def.version);
-      LEDGER_CHECK(q->Run());
+      LEDGER_CHECK(db_->Run(kInsertWorkerDefinition, {req.worker_id, def.workflow, def.version}));
     }
     tx.Log("worker registered: worker_id={} key={} host={} version={} definitions={}", req.worker_id, key.name,
            req.host, req.version, reg.definitions.size());
     tx.work_available = true;  // its definitions may match queued steps
-    return RegisterReply{req.worker_id, options_.lease_ttl_ms, options_.heartbeat_ms};
+    return RegisterResponse{req.worker_id, options_.lease_ttl_ms, options_.heartbeat_ms};
   });
 }
 
-ApiResult<ClaimReply> Ledger::Claim(const ClaimRequest& req, const KeyIdentity& key) {
+ApiResult<ClaimResponse> Ledger::Claim(const ClaimRequest& req, const KeyIdentity& key) {
   const std::string& key_name = key.name;
-  return Transact<ClaimReply>([&](Tx& tx) -> ApiResult<ClaimReply> {
-    {
-      auto q = db_->Sql(kWorkerExists);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, req.worker_id);
-      auto has = q->Step();
-      if (!has.ok()) return Broken(has.status());
-      if (!*has) return ApiError::BadRequest("worker_id", "is not registered; register before claiming");
-    }
+  return Transact<ClaimResponse>([&](Tx& tx) -> ApiResult<ClaimResponse> {
+    auto registered = db_->Exists(kWorkerExists, {req.worker_id});
+    if (!registered.ok()) return Broken(registered.status());
+    if (!*registered) return ApiError::BadRequest("worker_id", "is not registered; register before claiming");
     if (auto mine = CheckWorker(tx, req.worker_id, key); !mine.ok()) return mine.error();
     LEDGER_CHECK(RecordClaimOffer(*db_, req.worker_id, req.free ? &*req.free : nullptr, tx.now));
     std::vector<Candidate> candidates;
-    {
-      auto q = db_->Sql(kSelectOfferable);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, tx.now).Bind(2, req.run_id).Bind(3, req.worker_id).Bind(4, req.free ? kPackingScan : req.max);
-      for (;;) {
-        auto has = q->Step();
-        if (!has.ok()) return Broken(has.status());
-        if (!*has) break;
-        candidates.push_back({q->Text(0), q->Text(1), q->Text(2), q->Text(3)});
-      }
-    }
+    const int64_t scan = req.free ? kPackingScan : req.max;
+    LEDGER_CHECK(db_->ForEachRow(kSelectOfferable, {tx.now, req.run_id, req.worker_id, scan}, [&](const Row& r) {
+      candidates.push_back({r.Text(0), r.Text(1), r.Text(2), r.Text(3)});
+    }));
     std::optional<FreeCapacity> free = req.free;
-    ClaimReply reply;
+    ClaimResponse reply;
     for (const Candidate& c : candidates) {
       if (static_cast<int64_t>(reply.leases.size()) >= req.max) break;
       auto def = Definition(c.workflow, c.version);
@@ -168,69 +137,41 @@ Result<Lease> Ledger::CreateLease(Tx& tx, const std::string& run_id, const StepD
   l.artifact_quota = options_.artifact_quota;
   l.lease_ttl_ms = options_.lease_ttl_ms;
   l.heartbeat_ms = options_.heartbeat_ms;
-  l.expires_at_ms = tx.now + options_.lease_ttl_ms;
-  {
-    auto q = db_->Sql(kSelectRunForLease);
-    if (!q.ok()) return q.status();
-    q->Bind(1, run_id);
-    auto has = q->Step();
-    if (!has.ok()) return has.status();
-    if (!*has) return Status::Internal("claim: no run " + run_id);
-    l.run_state_json = q->Text(0);
-    l.correlation_json = q->Text(1);
-    l.trace_id = q->Text(2);
-  }
-  {
-    auto q = db_->Sql(kSelectStepForLease);
-    if (!q.ok()) return q.status();
-    q->Bind(1, run_id).Bind(2, step.id);
-    auto has = q->Step();
-    if (!has.ok()) return has.status();
-    if (!*has) return Status::Internal("claim: no step " + step.id + " in run " + run_id);
-    l.input_json = q->OptText(0).value_or("{}");
-    l.span_id = q->Text(1);
-    l.attempt = q->Int(2) + 1;
-  }
+  const int64_t expires_at = tx.now + options_.lease_ttl_ms;
+  l.lease_expires_at = FormatWireTime(expires_at);
+  SCIMESH_ASSIGN_OR_RETURN(bool run_found, db_->FirstRow(kSelectRunForLease, {run_id}, [&](const Row& r) {
+    l.run_state_json = r.Text(0);
+    l.correlation_json = r.Text(1);
+    l.trace_id = r.Text(2);
+  }));
+  if (!run_found) return Status::Internal("claim: no run " + run_id);
+  SCIMESH_ASSIGN_OR_RETURN(bool step_found, db_->FirstRow(kSelectStepForLease, {run_id, step.id}, [&](const Row& r) {
+    l.input_json = r.OptText(0).value_or("{}");
+    l.span_id = r.Text(1);
+    l.attempt = r.Int(2) + 1;
+  }));
+  if (!step_found) return Status::Internal("claim: no step " + step.id + " in run " + run_id);
   // previous: the outputs of the needs, by step id; input_artifacts: theirs.
   rapidjson::StringBuffer prev;
   JsonWriter w(prev);
   w.StartObject();
   for (const std::string& need : step.needs) {
-    {
-      auto q = db_->Sql(kSelectOutput);
-      if (!q.ok()) return q.status();
-      q->Bind(1, run_id).Bind(2, need);
-      auto has = q->Step();
-      if (!has.ok()) return has.status();
-      WriteString(w, need);
-      WriteRawJson(w, *has ? q->OptText(0).value_or("null") : "null");
-    }
-    auto q = db_->Sql(kSelectStepArtifacts);
-    if (!q.ok()) return q.status();
-    q->Bind(1, run_id).Bind(2, need);
-    for (;;) {
-      auto has = q->Step();
-      if (!has.ok()) return has.status();
-      if (!*has) break;
-      l.input_artifacts.push_back({need, ArtifactRef{q->Text(0), q->Text(1), q->Text(2), q->Int(3), q->Text(4)}});
-    }
+    std::string output = "null";
+    SCIMESH_RETURN_IF_ERROR(
+        db_->FirstRow(kSelectOutput, {run_id, need}, [&](const Row& r) { output = r.OptText(0).value_or("null"); })
+            .status());
+    WriteString(w, need);
+    WriteRawJson(w, output);
+    SCIMESH_RETURN_IF_ERROR(db_->ForEachRow(kSelectStepArtifacts, {run_id, need}, [&](const Row& r) {
+      l.input_artifacts.push_back(InputArtifact{need, r.Text(0), r.Text(1), r.Text(2), r.Int(3), r.Text(4)});
+    }));
   }
   w.EndObject();
   l.previous_json.assign(prev.GetString(), prev.GetSize());
 
-  {
-    auto q = db_->Sql(kInsertAttempt);
-    if (!q.ok()) return q.status();
-    q->Bind(1, l.lease_id).Bind(2, run_id).Bind(3, step.id).Bind(4, l.attempt).Bind(5, worker_id);
-    q->Bind(6, key_name).Bind(7, tx.now).Bind(8, l.expires_at_ms);
-    SCIMESH_RETURN_IF_ERROR(q->Run());
-  }
-  {
-    auto q = db_->Sql(kLeaseStep);
-    if (!q.ok()) return q.status();
-    q->Bind(1, run_id).Bind(2, step.id).Bind(3, l.attempt);
-    SCIMESH_RETURN_IF_ERROR(q->Run());
-  }
+  SCIMESH_RETURN_IF_ERROR(
+      db_->Run(kInsertAttempt, {l.lease_id, run_id, step.id, l.attempt, worker_id, key_name, tx.now, expires_at}));
+  SCIMESH_RETURN_IF_ERROR(db_->Run(kLeaseStep, {run_id, step.id, l.attempt}));
   SCIMESH_RETURN_IF_ERROR(AppendEvent(tx, run_id, "attempt_leased", step.id, l.attempt, worker_id,
                                       DetailJson({{"lease_id", l.lease_id}})));
   tx.Log("attempt leased: run={} step={} attempt={} lease={} worker_id={}", run_id, step.id, l.attempt, l.lease_id,

@@ -15,7 +15,6 @@ constexpr char kSetStepStatusIfCurrent[] =
 constexpr char kExpireAttempt[] =
     "UPDATE attempts SET status = 'expired', prev_status = NULL, ended_at = ?2, error_class = ?3, "
     "error_message = ?4 WHERE lease_id = ?1";
-constexpr char kSpendBudget[] = "UPDATE steps SET spent = spent + 1 WHERE run_id = ?1 AND step_id = ?2";
 constexpr char kSelectDeadlinesDue[] =
     "SELECT run_id FROM runs WHERE status = 'running' AND deadline_at IS NOT NULL AND deadline_at <= ?1 "
     "LIMIT 256";
@@ -33,18 +32,8 @@ constexpr char kMinBackoff[] = "SELECT MIN(not_before) FROM steps WHERE status =
 }  // namespace
 
 Status Ledger::OrphanAttempt(Tx& tx, AttemptRow& row) {
-  {
-    auto q = db_->Sql(kOrphanAttempt);
-    if (!q.ok()) return q.status();
-    q->Bind(1, row.lease_id).Bind(2, Name(row.status));
-    SCIMESH_RETURN_IF_ERROR(q->Run());
-  }
-  {
-    auto q = db_->Sql(kSetStepStatusIfCurrent);
-    if (!q.ok()) return q.status();
-    q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, "orphaned").Bind(4, row.attempt);
-    SCIMESH_RETURN_IF_ERROR(q->Run());
-  }
+  SCIMESH_RETURN_IF_ERROR(db_->Run(kOrphanAttempt, {row.lease_id, Name(row.status)}));
+  SCIMESH_RETURN_IF_ERROR(db_->Run(kSetStepStatusIfCurrent, {row.run_id, row.step_id, "orphaned", row.attempt}));
   SCIMESH_RETURN_IF_ERROR(AppendEvent(tx, row.run_id, "attempt_orphaned", row.step_id, row.attempt, row.worker_id,
                                       DetailJson({{"lease_expires_at", FormatWireTime(row.expires_at)}})));
   tx.Log("attempt orphaned: run={} step={} attempt={} lease={} worker_id={} reason=no heartbeat before expiry",
@@ -72,12 +61,7 @@ Status Ledger::ExpireAttempt(Tx& tx, AttemptRow& row) {
   } else {
     message = "the lease expired (no heartbeat) and its grace window ended";
   }
-  {
-    auto q = db_->Sql(kExpireAttempt);
-    if (!q.ok()) return q.status();
-    q->Bind(1, row.lease_id).Bind(2, tx.now).Bind(3, kLeaseExpiredClass).Bind(4, message);
-    SCIMESH_RETURN_IF_ERROR(q->Run());
-  }
+  SCIMESH_RETURN_IF_ERROR(db_->Run(kExpireAttempt, {row.lease_id, tx.now, kLeaseExpiredClass, message}));
   SCIMESH_RETURN_IF_ERROR(
       AppendEvent(tx, row.run_id, "attempt_expired", row.step_id, row.attempt, row.worker_id,
                               WithReport("{}", row.progress_json)));
@@ -87,12 +71,7 @@ Status Ledger::ExpireAttempt(Tx& tx, AttemptRow& row) {
          row.run_id, row.step_id, row.attempt, row.lease_id, row.worker_id,
          body_started ? "" : " before started (the retry budget is not spent)");
   row.status = AttemptState::kExpired;
-  if (v.spends_budget) {
-    auto q = db_->Sql(kSpendBudget);
-    if (!q.ok()) return q.status();
-    q->Bind(1, row.run_id).Bind(2, row.step_id);
-    SCIMESH_RETURN_IF_ERROR(q->Run());
-  }
+  if (v.spends_budget) SCIMESH_RETURN_IF_ERROR(db_->Run(kSpendBudget, {row.run_id, row.step_id}));
   if (v.requeue) return RequeueStep(tx, row, v.delay_ms, kLeaseExpiredClass);
   if (v.spends_budget) message += "; the retry budget is spent";
   return FailStepForGood(tx, row.run_id, row.step_id, row.attempt, row.worker_id, kLeaseExpiredClass, message);
@@ -113,17 +92,7 @@ Result<std::optional<int64_t>> Ledger::Sweep() {
   auto result = Transact<std::optional<int64_t>>([&](Tx& tx) -> ApiResult<std::optional<int64_t>> {
     bool more = false;
     std::vector<std::string> runs_due;
-    {
-      auto q = db_->Sql(kSelectDeadlinesDue);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, tx.now);
-      for (;;) {
-        auto has = q->Step();
-        if (!has.ok()) return Broken(has.status());
-        if (!*has) break;
-        runs_due.push_back(q->Text(0));
-      }
-    }
+    LEDGER_CHECK(db_->ForEachRow(kSelectDeadlinesDue, {tx.now}, [&](const Row& r) { runs_due.push_back(r.Text(0)); }));
     more = more || runs_due.size() == kSweepBatch;
     for (const auto& run_id : runs_due) LEDGER_CHECK(FinishRun(tx, run_id, RunState::kTimedOut));
 
@@ -140,33 +109,23 @@ Result<std::optional<int64_t>> Ledger::Sweep() {
         if (*fresh) LEDGER_CHECK(ApplyClock(tx, **fresh));
       }
     }
-    {
-      auto q = db_->Sql(kSelectBackoffEnded);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, last_sweep_ms_).Bind(2, tx.now);
-      auto has = q->Step();
-      if (!has.ok()) return Broken(has.status());
-      if (*has) tx.work_available = true;
-    }
+    auto backoff_ended = db_->Exists(kSelectBackoffEnded, {last_sweep_ms_, tx.now});
+    if (!backoff_ended.ok()) return Broken(backoff_ended.status());
+    if (*backoff_ended) tx.work_available = true;
     last_sweep_ms_ = tx.now;
 
     std::optional<int64_t> next;
-    auto consider = [&](const char* sql, int64_t offset, bool bind_now) -> Status {
-      auto q = db_->Sql(sql);
-      if (!q.ok()) return q.status();
-      if (bind_now) q->Bind(1, tx.now);
-      auto has = q->Step();
-      if (!has.ok()) return has.status();
-      if (*has && !q->IsNull(0)) {
-        int64_t at = q->Int(0) + offset;
-        if (!next || at < *next) next = at;
-      }
-      return Status::Ok();
+    auto consider = [&](const char* sql, int64_t offset, SqlParams params) -> Status {
+      return db_->FirstRow(sql, params, [&](const Row& r) {
+                   if (r.IsNull(0)) return;
+                   const int64_t at = r.Int(0) + offset;
+                   if (!next || at < *next) next = at;
+                 }).status();
     };
-    LEDGER_CHECK(consider(kMinLiveExpiry, 0, false));
-    LEDGER_CHECK(consider(kMinOrphanExpiry, options_.grace_ms, false));
-    LEDGER_CHECK(consider(kMinDeadline, 0, false));
-    LEDGER_CHECK(consider(kMinBackoff, 0, true));
+    LEDGER_CHECK(consider(kMinLiveExpiry, 0, {}));
+    LEDGER_CHECK(consider(kMinOrphanExpiry, options_.grace_ms, {}));
+    LEDGER_CHECK(consider(kMinDeadline, 0, {}));
+    LEDGER_CHECK(consider(kMinBackoff, 0, {tx.now}));
     if (more) next = tx.now;
     return next;
   });

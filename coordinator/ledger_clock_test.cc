@@ -6,6 +6,7 @@
 
 #include "coordinator/ledger.h"
 #include "coordinator/test_ledger.h"
+#include "coordinator/wire_time.h"
 
 namespace scimesh::coordinator {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 constexpr int64_t kTtl = 1000;
 constexpr int64_t kGrace = 500;
 
-class LedgerClock : public ::testing::Test {
+class LedgerClock : public ManualClockLedgerTest {
  protected:
   void SetUp() override {
     Ledger::Options o;
@@ -21,10 +22,7 @@ class LedgerClock : public ::testing::Test {
     o.heartbeat_ms = 300;
     o.grace_ms = kGrace;
     o.retry = RetryPolicy{1000, 8000};
-    o.clock = clock_;
-    test_ledger_ = std::make_unique<TestLedger>(o);
-    ledger_ = test_ledger_->get();
-    ASSERT_NE(ledger_, nullptr);
+    OpenLedger(o);
   }
 
   // Registers worker "n1" with workflow "wf" of one step "s" with `members`.
@@ -53,7 +51,7 @@ class LedgerClock : public ::testing::Test {
     auto view = ledger_->ShowRun(run, exec_);
     if (!view.ok()) return "";
     for (const AttemptView& a : view.value().steps.at(0).attempts) {
-      if (a.attempt == attempt) return std::string(Name(a.status));
+      if (a.attempt == attempt) return a.status;
     }
     return "none";
   }
@@ -70,13 +68,14 @@ class LedgerClock : public ::testing::Test {
     return n;
   }
   void Sweep() { ASSERT_TRUE(ledger_->Sweep().ok()); }
+  // The milliseconds from now to `wire_time` (within 10 s), or -1.
+  int64_t MsUntil(const std::string& wire_time) const {
+    for (int64_t ms = 0; ms <= 10000; ++ms) {
+      if (FormatWireTime(clock_->NowMs() + ms) == wire_time) return ms;
+    }
+    return -1;
+  }
   void Advance(int64_t ms) { clock_->Advance(ms); }
-
-  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
-  std::unique_ptr<TestLedger> test_ledger_;
-  Ledger* ledger_ = nullptr;  // owned by test_ledger_
-  KeyIdentity worker_{"w", kScopeWorker};
-  KeyIdentity exec_{"e", kScopeExecute};
 };
 
 TEST_F(LedgerClock, ALeaseIsOrphanedAtItsExpiryAndExpiredWhenTheGraceWindowEnds) {
@@ -128,7 +127,7 @@ TEST_F(LedgerClock, AHeartbeatOnTheLastMillisecondOfTheGraceWindowRevivesTheAtte
   Advance(kGrace - 1);
   auto beat = ledger_->Heartbeat(leases[0].lease_id, Caller(leases[0]), std::nullopt);
   ASSERT_TRUE(beat.ok()) << beat.error().error << " " << beat.error().reason << ": " << beat.error().message;
-  EXPECT_EQ(beat.value().expires_at_ms, clock_->NowMs() + kTtl);
+  EXPECT_EQ(beat.value().lease_expires_at, FormatWireTime(clock_->NowMs() + kTtl));
   EXPECT_EQ(AttemptStatus(run, 1), "running");
   EXPECT_EQ(CountEvents(run, "attempt_revived"), 1);
   // The old grace window's end passes without an expiry.
@@ -167,8 +166,8 @@ TEST_F(LedgerClock, ARetryableFailureIsOfferedAgainExactlyWhenItsBackoffEnds) {
   auto failed = ledger_->Fail(leases[0].lease_id, Caller(leases[0]), fail);
   ASSERT_TRUE(failed.ok());
   ASSERT_TRUE(failed.value().requeued);
-  ASSERT_TRUE(failed.value().not_before_ms.has_value());
-  const int64_t wait = *failed.value().not_before_ms - clock_->NowMs();
+  ASSERT_TRUE(failed.value().next_attempt_not_before.has_value());
+  const int64_t wait = MsUntil(*failed.value().next_attempt_not_before);
   EXPECT_GE(wait, 800);  // base 1000 ms, jitter at most 20%
   EXPECT_LE(wait, 1200);
   EXPECT_TRUE(Claim().empty());
@@ -195,12 +194,12 @@ TEST_F(LedgerClock, ARunTimesOutAtItsDeadline) {
   Sweep();
   auto view = ledger_->ShowRun(run, exec_);
   ASSERT_TRUE(view.ok());
-  EXPECT_EQ(view.value().status, RunState::kRunning);
+  EXPECT_EQ(view.value().status, "running");
   Advance(1);
   Sweep();
   view = ledger_->ShowRun(run, exec_);
   ASSERT_TRUE(view.ok());
-  EXPECT_EQ(view.value().status, RunState::kTimedOut);
+  EXPECT_EQ(view.value().status, "timed_out");
   auto beat = ledger_->Heartbeat(leases[0].lease_id, Caller(leases[0]), std::nullopt);
   ASSERT_FALSE(beat.ok());
   EXPECT_EQ(beat.error().reason, "run_terminal");

@@ -54,6 +54,10 @@ struct Ledger::AttemptRow {
   std::optional<std::string> progress_json;  // the last heartbeated progress
 };
 
+// Statements of more than one ledger_*.cc file.
+inline constexpr char kSelectDefinition[] = "SELECT canonical FROM definitions WHERE workflow = ?1 AND version = ?2";
+inline constexpr char kSpendBudget[] = "UPDATE steps SET spent = spent + 1 WHERE run_id = ?1 AND step_id = ?2";
+
 // Columns LoadAttempt/LoadAttempts read, in this order (see ReadAttemptRow).
 #define SCIMESH_ATTEMPT_COLUMNS                                                                    \
   "SELECT a.lease_id, a.run_id, a.step_id, a.attempt, a.worker_id, a.key_name, a.status, "        \

@@ -23,8 +23,6 @@ constexpr char kCompleteAttempt[] =
     "UPDATE attempts SET status = 'completed', prev_status = NULL, ended_at = ?2, usage = ?3 WHERE lease_id = ?1";
 constexpr char kCompleteStep[] =
     "UPDATE steps SET status = 'completed', output = ?3 WHERE run_id = ?1 AND step_id = ?2";
-constexpr char kSelectUpload[] =
-    "SELECT uri, sha256, size, media_type FROM uploads WHERE lease_id = ?1 AND name = ?2";
 constexpr char kInsertStepArtifact[] =
     "INSERT INTO step_artifacts(run_id, step_id, ord, name, sha256, size, media_type, uri) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
@@ -33,7 +31,6 @@ constexpr char kUpdateRunState[] = "UPDATE runs SET state = ?2 WHERE run_id = ?1
 constexpr char kFailAttempt[] =
     "UPDATE attempts SET status = 'failed', prev_status = NULL, ended_at = ?2, error_class = ?3, "
     "error_message = ?4 WHERE lease_id = ?1";
-constexpr char kSpendBudget[] = "UPDATE steps SET spent = spent + 1 WHERE run_id = ?1 AND step_id = ?2";
 constexpr char kExcludeWorker[] =
     "INSERT OR IGNORE INTO unservable(worker_id, workflow, version, step_id) VALUES (?1, ?2, ?3, ?4)";
 
@@ -118,10 +115,7 @@ ApiResult<Ledger::AttemptRow> Ledger::OpenLease(Tx& tx, std::string_view lease_i
                                     std::string(Name(row.status)),
                                 std::string(Name(row.status)));
     case Verdict::kRunTerminal: {
-      auto q = db_->Sql(kCancelAttempt);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.lease_id).Bind(2, tx.now);
-      LEDGER_CHECK(q->Run());
+      LEDGER_CHECK(db_->Run(kCancelAttempt, {row.lease_id, tx.now}));
       return ApiError::Conflict("run_terminal", "run " + row.run_id + " is " + std::string(Name(row.run_status)));
     }
     case Verdict::kNotStarted:
@@ -133,65 +127,43 @@ ApiResult<Ledger::AttemptRow> Ledger::OpenLease(Tx& tx, std::string_view lease_i
   return row;
 }
 
-ApiResult<LeaseExtension> Ledger::Started(std::string_view lease_id, const LeaseCaller& caller) {
-  return Transact<LeaseExtension>([&](Tx& tx) -> ApiResult<LeaseExtension> {
-    auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kStarted);
+ApiResult<ExtendResponse> Ledger::Started(std::string_view lease_id, const LeaseCaller& caller) {
+  return Extend(lease_id, caller, LeaseCall::kStarted, std::nullopt);
+}
+
+ApiResult<ExtendResponse> Ledger::Heartbeat(std::string_view lease_id, const LeaseCaller& caller,
+                                            const std::optional<std::string>& progress_json) {
+  return Extend(lease_id, caller, LeaseCall::kHeartbeat, progress_json);
+}
+
+ApiResult<ExtendResponse> Ledger::Extend(std::string_view lease_id, const LeaseCaller& caller, LeaseCall call,
+                                         const std::optional<std::string>& progress_json) {
+  const bool started = call == LeaseCall::kStarted;
+  return Transact<ExtendResponse>([&](Tx& tx) -> ApiResult<ExtendResponse> {
+    auto opened = OpenLease(tx, lease_id, caller, call);
     if (!opened.ok()) return opened.error();
     AttemptRow& row = opened.value();
     const bool revived = row.status == AttemptState::kOrphaned;
     const AttemptState live = revived ? row.prev_status : row.status;
     const int64_t expires = tx.now + options_.lease_ttl_ms;
-    {
-      auto q = db_->Sql(kStartAttempt);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.lease_id).Bind(2, tx.now).Bind(3, expires);
-      LEDGER_CHECK(q->Run());
-    }
-    {
-      auto q = db_->Sql(kSetStepStatus);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, "running");
-      LEDGER_CHECK(q->Run());
+    if (started) {
+      LEDGER_CHECK(db_->Run(kStartAttempt, {row.lease_id, tx.now, expires}));
+      LEDGER_CHECK(db_->Run(kSetStepStatus, {row.run_id, row.step_id, "running"}));
+    } else {
+      LEDGER_CHECK(db_->Run(kExtendAttempt, {row.lease_id, Name(live), expires, progress_json}));
+      if (revived) LEDGER_CHECK(db_->Run(kSetStepStatus, {row.run_id, row.step_id, Name(live)}));
     }
     if (revived) {
       LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_revived", row.step_id, row.attempt, row.worker_id, "{}"));
-      tx.Log("attempt revived: run={} step={} attempt={} worker_id={} reason=started within grace", row.run_id,
-             row.step_id, row.attempt, row.worker_id);
+      tx.Log("attempt revived: run={} step={} attempt={} worker_id={} reason={} within grace", row.run_id,
+             row.step_id, row.attempt, row.worker_id, started ? "started" : "heartbeat");
     }
-    if (live == AttemptState::kLeased) {
+    if (started && live == AttemptState::kLeased) {
       LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_started", row.step_id, row.attempt, row.worker_id, "{}"));
       tx.Log("attempt started: run={} step={} attempt={} lease={} worker_id={}", row.run_id, row.step_id,
              row.attempt, row.lease_id, row.worker_id);
     }
-    return LeaseExtension{expires, options_.lease_ttl_ms};
-  });
-}
-
-ApiResult<LeaseExtension> Ledger::Heartbeat(std::string_view lease_id, const LeaseCaller& caller,
-                                            const std::optional<std::string>& progress_json) {
-  return Transact<LeaseExtension>([&](Tx& tx) -> ApiResult<LeaseExtension> {
-    auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kHeartbeat);
-    if (!opened.ok()) return opened.error();
-    AttemptRow& row = opened.value();
-    const bool revived = row.status == AttemptState::kOrphaned;
-    const AttemptState live = revived ? row.prev_status : row.status;
-    const int64_t expires = tx.now + options_.lease_ttl_ms;
-    {
-      auto q = db_->Sql(kExtendAttempt);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.lease_id).Bind(2, Name(live)).Bind(3, expires).Bind(4, progress_json);
-      LEDGER_CHECK(q->Run());
-    }
-    if (revived) {
-      auto q = db_->Sql(kSetStepStatus);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, Name(live));
-      LEDGER_CHECK(q->Run());
-      LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_revived", row.step_id, row.attempt, row.worker_id, "{}"));
-      tx.Log("attempt revived: run={} step={} attempt={} worker_id={} reason=heartbeat within grace", row.run_id,
-             row.step_id, row.attempt, row.worker_id);
-    }
-    return LeaseExtension{expires, options_.lease_ttl_ms};
+    return ExtendResponse{FormatWireTime(expires), options_.lease_ttl_ms};
   });
 }
 
@@ -208,53 +180,27 @@ ApiResult<Done> Ledger::Complete(std::string_view lease_id, const LeaseCaller& c
       for (size_t j = 0; j < i; ++j) {
         if (req.artifacts[j].name == a.name) return ApiError::BadRequest(field, "lists '" + a.name + "' twice");
       }
-      auto q = db_->Sql(kSelectUpload);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.lease_id).Bind(2, a.name);
-      auto has = q->Step();
-      if (!has.ok()) return Broken(has.status());
-      if (!*has || q->Text(0) != a.uri || q->Text(1) != a.sha256 || q->Int(2) != a.size || q->Text(3) != a.media_type) {
+      auto upload = LoadUpload(row.lease_id, a.name);
+      if (!upload.ok()) return Broken(upload.status());
+      if (!upload.value() || !(*upload.value() == a)) {
         return ApiError::BadRequest(field, "was not issued by this coordinator for lease " + row.lease_id +
                                                " attempt " + std::to_string(row.attempt) +
                                                "; upload it with PUT .../artifacts/{name} and list it as returned");
       }
     }
-    {
-      auto q = db_->Sql(kCompleteAttempt);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.lease_id).Bind(2, tx.now).Bind(3, req.usage_json);
-      LEDGER_CHECK(q->Run());
-    }
-    {
-      auto q = db_->Sql(kCompleteStep);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, req.output_json);
-      LEDGER_CHECK(q->Run());
-    }
+    LEDGER_CHECK(db_->Run(kCompleteAttempt, {row.lease_id, tx.now, req.usage_json}));
+    LEDGER_CHECK(db_->Run(kCompleteStep, {row.run_id, row.step_id, req.output_json}));
     for (size_t i = 0; i < req.artifacts.size(); ++i) {
       const ArtifactRef& a = req.artifacts[i];
-      auto q = db_->Sql(kInsertStepArtifact);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.run_id).Bind(2, row.step_id).Bind(3, static_cast<int64_t>(i)).Bind(4, a.name);
-      q->Bind(5, a.sha256).Bind(6, a.size).Bind(7, a.media_type).Bind(8, a.uri);
-      LEDGER_CHECK(q->Run());
+      LEDGER_CHECK(db_->Run(kInsertStepArtifact, {row.run_id, row.step_id, static_cast<int64_t>(i), a.name, a.sha256,
+                                                  a.size, a.media_type, a.uri}));
     }
     if (req.state_patch_json) {
-      std::string state;
-      {
-        auto q = db_->Sql(kSelectRunState);
-        if (!q.ok()) return Broken(q.status());
-        q->Bind(1, row.run_id);
-        auto has = q->Step();
-        if (!has.ok()) return Broken(has.status());
-        state = *has ? q->Text(0) : "{}";
-      }
-      auto merged = MergeState(state, *req.state_patch_json);
+      auto state = db_->FirstText(kSelectRunState, {row.run_id});
+      if (!state.ok()) return Broken(state.status());
+      auto merged = MergeState(state->value_or("{}"), *req.state_patch_json);
       if (!merged.ok()) return Broken(merged.status());
-      auto q = db_->Sql(kUpdateRunState);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.run_id).Bind(2, *merged);
-      LEDGER_CHECK(q->Run());
+      LEDGER_CHECK(db_->Run(kUpdateRunState, {row.run_id, *merged}));
     }
     LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_completed", row.step_id, row.attempt, row.worker_id,
                              WithReport("{}", row.progress_json, req.usage_json)));
@@ -265,8 +211,8 @@ ApiResult<Done> Ledger::Complete(std::string_view lease_id, const LeaseCaller& c
   });
 }
 
-ApiResult<FailReply> Ledger::Fail(std::string_view lease_id, const LeaseCaller& caller, const FailRequest& req) {
-  return Transact<FailReply>([&](Tx& tx) -> ApiResult<FailReply> {
+ApiResult<FailResponse> Ledger::Fail(std::string_view lease_id, const LeaseCaller& caller, const FailRequest& req) {
+  return Transact<FailResponse>([&](Tx& tx) -> ApiResult<FailResponse> {
     auto opened = OpenLease(tx, lease_id, caller, LeaseCall::kFail);
     if (!opened.ok()) return opened.error();
     AttemptRow& row = opened.value();
@@ -278,33 +224,20 @@ ApiResult<FailReply> Ledger::Fail(std::string_view lease_id, const LeaseCaller& 
     std::uniform_real_distribution<double> jitter(-1.0, 1.0);
     FailureVerdict v = DecideFailure(req.error_class, *step, row.step_spent, options_.retry, jitter(jitter_rng_));
     const std::string cls(Name(req.error_class));
-    {
-      auto q = db_->Sql(kFailAttempt);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.lease_id).Bind(2, tx.now).Bind(3, cls).Bind(4, req.message);
-      LEDGER_CHECK(q->Run());
-    }
+    LEDGER_CHECK(db_->Run(kFailAttempt, {row.lease_id, tx.now, cls, req.message}));
     LEDGER_CHECK(AppendEvent(tx, row.run_id, "attempt_failed", row.step_id, row.attempt, row.worker_id,
                              WithReport(DetailJson({{"class", cls}, {"message", req.message}}), row.progress_json)));
     tx.Log("attempt failed: run={} step={} attempt={} lease={} worker_id={} class={}", row.run_id, row.step_id,
            row.attempt, row.lease_id, row.worker_id, cls);
-    if (v.spends_budget) {
-      auto q = db_->Sql(kSpendBudget);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.run_id).Bind(2, row.step_id);
-      LEDGER_CHECK(q->Run());
-    }
+    if (v.spends_budget) LEDGER_CHECK(db_->Run(kSpendBudget, {row.run_id, row.step_id}));
     if (v.exclude_worker) {
-      auto q = db_->Sql(kExcludeWorker);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, row.worker_id).Bind(2, row.workflow).Bind(3, row.version).Bind(4, row.step_id);
-      LEDGER_CHECK(q->Run());
+      LEDGER_CHECK(db_->Run(kExcludeWorker, {row.worker_id, row.workflow, row.version, row.step_id}));
     }
-    FailReply reply;
+    FailResponse reply{"failed", false, std::nullopt};
     if (v.requeue) {
       LEDGER_CHECK(RequeueStep(tx, row, v.delay_ms, cls));
       reply.requeued = true;
-      reply.not_before_ms = tx.now + v.delay_ms;
+      reply.next_attempt_not_before = FormatWireTime(tx.now + v.delay_ms);
     } else {
       std::string why = req.message;
       if (v.spends_budget && step->RetriesOn(req.error_class)) why += " (retry budget spent)";

@@ -33,14 +33,34 @@ struct StepState {
   std::optional<std::string> output;
 };
 
+// What promoting the waiting steps of one run reads: the run's input and
+// state (parsed once), and the status and output of the steps they need
+// (each read and parsed once per call).
+class PromotionScope {
+ public:
+  PromotionScope(Database& db, std::string run_id, std::string input_text, std::string state_text);
+  // Whether every need of `step` completed.
+  Result<bool> NeedsCompleted(const StepDefinition& step);
+  // What `step`'s input template may refer to (its needs completed).
+  Result<TemplateScope> For(const StepDefinition& step);
+
+ private:
+  Result<const StepState*> StateOf(const std::string& step_id);
+
+  Database& db_;
+  const std::string run_id_;
+  const std::string input_text_;
+  const std::string state_text_;
+  std::map<std::string, StepState, std::less<>> states_;
+  std::unique_ptr<rapidjson::Document> input_doc_, state_doc_;
+  std::map<std::string, std::unique_ptr<rapidjson::Document>, std::less<>> outputs_;
+};
+
 }  // namespace
 
 Status Ledger::RequeueStep(Tx& tx, const AttemptRow& cause, int64_t delay_ms, std::string_view reason) {
   const int64_t not_before = tx.now + delay_ms;
-  auto q = db_->Sql(kRequeueStep);
-  if (!q.ok()) return q.status();
-  q->Bind(1, cause.run_id).Bind(2, cause.step_id).Bind(3, not_before);
-  SCIMESH_RETURN_IF_ERROR(q->Run());
+  SCIMESH_RETURN_IF_ERROR(db_->Run(kRequeueStep, {cause.run_id, cause.step_id, not_before}));
   SCIMESH_RETURN_IF_ERROR(AppendEvent(tx, cause.run_id, "step_requeued", cause.step_id, cause.attempt,
                                       cause.worker_id,
                                       DetailJson({{"reason", std::string(reason)},
@@ -58,10 +78,7 @@ Status Ledger::RequeueStep(Tx& tx, const AttemptRow& cause, int64_t delay_ms, st
 Status Ledger::FailStepForGood(Tx& tx, const std::string& run_id, const std::string& step_id,
                                std::optional<int64_t> attempt, const std::optional<std::string>& worker_id,
                                std::string_view error_class, std::string_view message) {
-  auto q = db_->Sql(kFailStep);
-  if (!q.ok()) return q.status();
-  q->Bind(1, run_id).Bind(2, step_id);
-  SCIMESH_RETURN_IF_ERROR(q->Run());
+  SCIMESH_RETURN_IF_ERROR(db_->Run(kFailStep, {run_id, step_id}));
   SCIMESH_RETURN_IF_ERROR(AppendEvent(
       tx, run_id, "step_failed", step_id, attempt, worker_id,
       DetailJson({{"class", std::string(error_class)}, {"message", std::string(message)}})));
@@ -70,27 +87,10 @@ Status Ledger::FailStepForGood(Tx& tx, const std::string& run_id, const std::str
 }
 
 Status Ledger::FinishRun(Tx& tx, const std::string& run_id, RunState state) {
-  {
-    auto q = db_->Sql(kFinishRun);
-    if (!q.ok()) return q.status();
-    q->Bind(1, run_id).Bind(2, Name(state)).Bind(3, tx.now);
-    auto changed = q->Step();
-    if (!changed.ok()) return changed.status();
-    if (!*changed) return Status::Ok();  // already terminal
-    SCIMESH_RETURN_IF_ERROR(q->Run());
-  }
-  {
-    auto q = db_->Sql(kCancelOpenSteps);
-    if (!q.ok()) return q.status();
-    q->Bind(1, run_id);
-    SCIMESH_RETURN_IF_ERROR(q->Run());
-  }
-  {
-    auto q = db_->Sql(kCancelOpenAttempts);
-    if (!q.ok()) return q.status();
-    q->Bind(1, run_id).Bind(2, tx.now);
-    SCIMESH_RETURN_IF_ERROR(q->Run());
-  }
+  SCIMESH_ASSIGN_OR_RETURN(bool changed, db_->Exists(kFinishRun, {run_id, Name(state), tx.now}));
+  if (!changed) return Status::Ok();  // already terminal
+  SCIMESH_RETURN_IF_ERROR(db_->Run(kCancelOpenSteps, {run_id}));
+  SCIMESH_RETURN_IF_ERROR(db_->Run(kCancelOpenAttempts, {run_id, tx.now}));
   SCIMESH_RETURN_IF_ERROR(
       AppendEvent(tx, run_id, "run_" + std::string(Name(state)), std::nullopt, std::nullopt, std::nullopt, "{}"));
   tx.work_available = true;  // long polls restricted to this run may return
@@ -98,108 +98,103 @@ Status Ledger::FinishRun(Tx& tx, const std::string& run_id, RunState state) {
   return Status::Ok();
 }
 
-Status Ledger::PromoteWaiting(Tx& tx, const std::string& run_id, bool journal_runnable) {
-  std::string workflow, version, input_text, state_text;
-  {
-    auto q = db_->Sql(kSelectRunForPromotion);
-    if (!q.ok()) return q.status();
-    q->Bind(1, run_id);
-    auto has = q->Step();
-    if (!has.ok()) return has.status();
-    if (!*has || q->Text(4) != "running") return Status::Ok();
-    workflow = q->Text(0);
-    version = q->Text(1);
-    input_text = q->Text(2);
-    state_text = q->Text(3);
+namespace {
+
+PromotionScope::PromotionScope(Database& db, std::string run_id, std::string input_text, std::string state_text)
+    : db_(db), run_id_(std::move(run_id)), input_text_(std::move(input_text)), state_text_(std::move(state_text)) {}
+
+Result<const StepState*> PromotionScope::StateOf(const std::string& step_id) {
+  auto it = states_.find(step_id);
+  if (it != states_.end()) return &it->second;
+  StepState st;
+  auto read = [&](const Row& r) { st = StepState{r.Text(0), r.OptText(1)}; };
+  SCIMESH_RETURN_IF_ERROR(db_.FirstRow(kSelectStepState, {run_id_, step_id}, read).status());
+  return &states_.emplace(step_id, std::move(st)).first->second;
+}
+
+Result<bool> PromotionScope::NeedsCompleted(const StepDefinition& step) {
+  bool ready = true;
+  for (const auto& need : step.needs) {
+    SCIMESH_ASSIGN_OR_RETURN(const StepState* st, StateOf(need));
+    ready = ready && st->status == "completed";
   }
+  return ready;
+}
+
+Result<TemplateScope> PromotionScope::For(const StepDefinition& step) {
+  if (!input_doc_) {
+    auto in = ParseJson(input_text_);
+    auto st = ParseJson(state_text_);
+    if (!in.ok() || !st.ok()) return Status::Internal("run " + run_id_ + ": stored input or state is not JSON");
+    input_doc_ = std::move(in).value();
+    state_doc_ = std::move(st).value();
+  }
+  TemplateScope scope;
+  scope.input = input_doc_.get();
+  scope.state = state_doc_.get();
+  scope.run_id = run_id_;
+  for (const auto& need : step.needs) {
+    auto it = outputs_.find(need);
+    if (it == outputs_.end()) {
+      SCIMESH_ASSIGN_OR_RETURN(const StepState* st, StateOf(need));
+      auto out = ParseJson(st->output.value_or("{}"));
+      if (!out.ok()) return Status::Internal("run " + run_id_ + ": stored output is not JSON");
+      it = outputs_.emplace(need, std::move(out).value()).first;
+    }
+    scope.outputs[need] = it->second.get();
+  }
+  return scope;
+}
+
+}  // namespace
+
+Status Ledger::PromoteWaiting(Tx& tx, const std::string& run_id, bool journal_runnable) {
+  std::string workflow, version, input_text, state_text, status;
+  SCIMESH_ASSIGN_OR_RETURN(bool run_found, db_->FirstRow(kSelectRunForPromotion, {run_id}, [&](const Row& r) {
+    workflow = r.Text(0);
+    version = r.Text(1);
+    input_text = r.Text(2);
+    state_text = r.Text(3);
+    status = r.Text(4);
+  }));
+  if (!run_found || status != "running") return Status::Ok();
   auto def = Definition(workflow, version);
   if (!def.ok()) return def.status();
   if (!*def) return Status::Internal("run " + run_id + " names an unknown definition");
 
   std::vector<std::string> waiting;
-  {
-    auto q = db_->Sql(kSelectWaiting);
-    if (!q.ok()) return q.status();
-    q->Bind(1, run_id);
-    for (;;) {
-      auto has = q->Step();
-      if (!has.ok()) return has.status();
-      if (!*has) break;
-      waiting.push_back(q->Text(0));
-    }
-  }
-  // The state of a need (read once per call).
-  std::map<std::string, StepState, std::less<>> states;
-  auto state_of = [&](const std::string& step_id) -> Result<const StepState*> {
-    auto it = states.find(step_id);
-    if (it != states.end()) return &it->second;
-    auto q = db_->Sql(kSelectStepState);
-    if (!q.ok()) return q.status();
-    q->Bind(1, run_id).Bind(2, step_id);
-    auto has = q->Step();
-    if (!has.ok()) return has.status();
-    StepState st{*has ? q->Text(0) : "", *has ? q->OptText(1) : std::nullopt};
-    return &states.emplace(step_id, std::move(st)).first->second;
-  };
-
-  std::unique_ptr<rapidjson::Document> input_doc, state_doc;
-  std::map<std::string, std::unique_ptr<rapidjson::Document>, std::less<>> outputs;
+  SCIMESH_RETURN_IF_ERROR(
+      db_->ForEachRow(kSelectWaiting, {run_id}, [&](const Row& r) { waiting.push_back(r.Text(0)); }));
+  PromotionScope promotion(*db_, run_id, std::move(input_text), std::move(state_text));
   for (const std::string& waiting_id : waiting) {
-    const StepDefinition* found = (*def)->FindStep(waiting_id);
-    if (found == nullptr) return Status::Internal("run " + run_id + " has an unknown step " + waiting_id);
-    const StepDefinition& step = *found;
-    bool ready = true;
-    for (const auto& need : step.needs) {
-      auto st = state_of(need);
-      if (!st.ok()) return st.status();
-      ready = ready && (*st)->status == "completed";
-    }
+    const StepDefinition* step = (*def)->FindStep(waiting_id);
+    if (step == nullptr) return Status::Internal("run " + run_id + " has an unknown step " + waiting_id);
+    SCIMESH_ASSIGN_OR_RETURN(bool ready, promotion.NeedsCompleted(*step));
     if (!ready) continue;
-
-    if (!input_doc) {
-      auto in = ParseJson(input_text);
-      auto st = ParseJson(state_text);
-      if (!in.ok() || !st.ok()) return Status::Internal("run " + run_id + ": stored input or state is not JSON");
-      input_doc = std::move(in).value();
-      state_doc = std::move(st).value();
-    }
-    TemplateScope scope;
-    scope.input = input_doc.get();
-    scope.state = state_doc.get();
-    scope.run_id = run_id;
-    for (const auto& need : step.needs) {
-      auto it = outputs.find(need);
-      if (it == outputs.end()) {
-        auto out = ParseJson(states[need].output.value_or("{}"));  // read by state_of above
-        if (!out.ok()) return Status::Internal("run " + run_id + ": stored output is not JSON");
-        it = outputs.emplace(need, std::move(out).value()).first;
-      }
-      scope.outputs[need] = it->second.get();
-    }
-    auto rendered = RenderTemplate(step.input_template, scope);
+    SCIMESH_ASSIGN_OR_RETURN(TemplateScope scope, promotion.For(*step));
+    auto rendered = RenderTemplate(step->input_template, scope);
     if (!rendered.ok()) {
       if (rendered.status().code() != Code::kNotFound) return rendered.status();
-      return FailStepForGood(tx, run_id, step.id, std::nullopt, std::nullopt, Name(FailClass::kFatal),
+      return FailStepForGood(tx, run_id, step->id, std::nullopt, std::nullopt, Name(FailClass::kFatal),
                              rendered.status().message());
     }
-    auto q = db_->Sql(kQueueStep);
-    if (!q.ok()) return q.status();
-    q->Bind(1, run_id).Bind(2, step.id).Bind(3, *rendered);
-    SCIMESH_RETURN_IF_ERROR(q->Run());
-    if (journal_runnable) {
-      SCIMESH_RETURN_IF_ERROR(AppendEvent(tx, run_id, "step_runnable", step.id, std::nullopt, std::nullopt, "{}"));
-      tx.Log("step runnable: run={} step={}", run_id, step.id);
-    }
-    tx.work_available = true;
+    SCIMESH_RETURN_IF_ERROR(QueueStep(tx, run_id, step->id, *rendered, journal_runnable));
   }
 
-  auto q = db_->Sql(kAnyUnfinished);
-  if (!q.ok()) return q.status();
-  q->Bind(1, run_id);
-  auto unfinished = q->Step();
-  if (!unfinished.ok()) return unfinished.status();
-  if (*unfinished) return Status::Ok();
+  SCIMESH_ASSIGN_OR_RETURN(bool unfinished, db_->Exists(kAnyUnfinished, {run_id}));
+  if (unfinished) return Status::Ok();
   return FinishRun(tx, run_id, RunState::kCompleted);
+}
+
+Status Ledger::QueueStep(Tx& tx, const std::string& run_id, const std::string& step_id, const std::string& input_json,
+                         bool journal_runnable) {
+  SCIMESH_RETURN_IF_ERROR(db_->Run(kQueueStep, {run_id, step_id, input_json}));
+  if (journal_runnable) {
+    SCIMESH_RETURN_IF_ERROR(AppendEvent(tx, run_id, "step_runnable", step_id, std::nullopt, std::nullopt, "{}"));
+    tx.Log("step runnable: run={} step={}", run_id, step_id);
+  }
+  tx.work_available = true;
+  return Status::Ok();
 }
 
 }  // namespace scimesh::coordinator

@@ -28,21 +28,29 @@ constexpr char kSelectArtifacts[] =
 constexpr char kSelectJournal[] =
     "SELECT seq, at, type, step_id, attempt, worker_id, detail FROM journal WHERE run_id = ?1 ORDER BY seq";
 
+std::optional<std::string> OptWireTime(const std::optional<int64_t>& ms) {
+  if (!ms) return std::nullopt;
+  return FormatWireTime(*ms);
+}
+
+// An attempt's `error`: {"class": ..., "message": ...}, or null when it has none.
+std::string ErrorJson(const std::optional<std::string>& error_class, const std::optional<std::string>& message) {
+  if (!error_class) return "null";
+  return DetailJson({{"class", *error_class}, {"message", message.value_or("")}});
+}
+
 }  // namespace
 
-ApiResult<RunStatusReply> Ledger::CreateRun(const RunCreateRequest& req, const KeyIdentity& key) {
-  return Transact<RunStatusReply>([&](Tx& tx) -> ApiResult<RunStatusReply> {
+ApiResult<RunStatus> Ledger::CreateRun(const RunCreateRequest& req, const KeyIdentity& key) {
+  return Transact<RunStatus>([&](Tx& tx) -> ApiResult<RunStatus> {
     std::string version;
     if (req.version) {
       version = *req.version;
     } else {
-      auto q = db_->Sql(kNewestVersion);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, req.workflow);
-      auto has = q->Step();
-      if (!has.ok()) return Broken(has.status());
-      if (!*has) return ApiError::NotFound("workflow " + req.workflow + " was never registered");
-      version = q->Text(0);
+      auto newest = db_->FirstText(kNewestVersion, {req.workflow});
+      if (!newest.ok()) return Broken(newest.status());
+      if (!*newest) return ApiError::NotFound("workflow " + req.workflow + " was never registered");
+      version = **newest;
     }
     auto def = Definition(req.workflow, version);
     if (!def.ok()) return Broken(def.status());
@@ -51,23 +59,12 @@ ApiResult<RunStatusReply> Ledger::CreateRun(const RunCreateRequest& req, const K
     const std::string run_id = NewRunId();
     std::optional<int64_t> deadline;
     if (req.deadline_s) deadline = tx.now + *req.deadline_s * 1000;
-    int64_t run_seq = 0;
-    {
-      auto q = db_->Sql(kInsertRun);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, run_id).Bind(2, req.workflow).Bind(3, version).Bind(4, req.input_json);
-      q->Bind(5, req.correlation_json.value_or("null")).Bind(6, NewTraceId()).Bind(7, tx.now).Bind(8, deadline);
-      auto has = q->Step();
-      if (!has.ok()) return Broken(has.status());
-      run_seq = *has ? q->Int(0) : 0;
-      LEDGER_CHECK(q->Run());
-    }
+    auto run_seq = db_->FirstInt(kInsertRun, {run_id, req.workflow, version, req.input_json,
+                                              req.correlation_json.value_or("null"), NewTraceId(), tx.now, deadline});
+    if (!run_seq.ok()) return Broken(run_seq.status());
     for (size_t i = 0; i < (*def)->steps.size(); ++i) {
-      auto q = db_->Sql(kInsertStep);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, run_id).Bind(2, (*def)->steps[i].id).Bind(3, run_seq).Bind(4, static_cast<int64_t>(i));
-      q->Bind(5, NewSpanId());
-      LEDGER_CHECK(q->Run());
+      LEDGER_CHECK(db_->Run(kInsertStep, {run_id, (*def)->steps[i].id, run_seq->value_or(0), static_cast<int64_t>(i),
+                                          NewSpanId()}));
     }
     LEDGER_CHECK(SetOwner(kSetRunOwner, run_id, key.name));
     LEDGER_CHECK(AppendEvent(tx, run_id, "run_started", std::nullopt, std::nullopt, std::nullopt, "{}"));
@@ -77,33 +74,23 @@ ApiResult<RunStatusReply> Ledger::CreateRun(const RunCreateRequest& req, const K
     LEDGER_CHECK(PromoteWaiting(tx, run_id, false));
     if (deadline) tx.Due(*deadline);
 
-    auto q = db_->Sql(kSelectRunStatus);
-    if (!q.ok()) return Broken(q.status());
-    q->Bind(1, run_id);
-    auto has = q->Step();
-    if (!has.ok()) return Broken(has.status());
-    return RunStatusReply{run_id, ParseRunState(*has ? q->Text(0) : "failed").value_or(RunState::kFailed)};
+    auto status = db_->FirstText(kSelectRunStatus, {run_id});
+    if (!status.ok()) return Broken(status.status());
+    return RunStatus{run_id, status->value_or("failed")};
   });
 }
 
-ApiResult<RunStatusReply> Ledger::CancelRun(std::string_view run_id, const KeyIdentity& key) {
-  return Transact<RunStatusReply>([&](Tx& tx) -> ApiResult<RunStatusReply> {
+ApiResult<RunStatus> Ledger::CancelRun(std::string_view run_id, const KeyIdentity& key) {
+  return Transact<RunStatus>([&](Tx& tx) -> ApiResult<RunStatus> {
     if (auto mine = CheckRun(run_id, key, MayCancelRun); !mine.ok()) return mine.error();
-    RunState status;
-    {
-      auto q = db_->Sql(kSelectRunStatus);
-      if (!q.ok()) return Broken(q.status());
-      q->Bind(1, run_id);
-      auto has = q->Step();
-      if (!has.ok()) return Broken(has.status());
-      if (!*has) return ApiError::NotFound("no run " + std::string(run_id));
-      status = ParseRunState(q->Text(0)).value_or(RunState::kFailed);
-    }
-    if (status == RunState::kRunning) {
+    auto status = db_->FirstText(kSelectRunStatus, {run_id});
+    if (!status.ok()) return Broken(status.status());
+    if (!*status) return ApiError::NotFound("no run " + std::string(run_id));
+    if (**status == Name(RunState::kRunning)) {
       LEDGER_CHECK(FinishRun(tx, std::string(run_id), RunState::kCancelled));
-      status = RunState::kCancelled;
+      return RunStatus{std::string(run_id), std::string(Name(RunState::kCancelled))};
     }
-    return RunStatusReply{std::string(run_id), status};
+    return RunStatus{std::string(run_id), **status};
   });
 }
 
@@ -121,106 +108,54 @@ ApiResult<RunView> Ledger::ShowRun(std::string_view run_id, const KeyIdentity& k
 
 ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
   RunView v;
-  {
-    auto q = db_->Sql(kSelectRun);
-    if (!q.ok()) return Broken(q.status());
-    q->Bind(1, run_id);
-    auto has = q->Step();
-    if (!has.ok()) return Broken(has.status());
-    if (!*has) return ApiError::NotFound("no run " + std::string(run_id));
-    v.run_id = q->Text(0);
-    v.workflow = q->Text(1);
-    v.version = q->Text(2);
-    v.status = ParseRunState(q->Text(3)).value_or(RunState::kFailed);
-    v.input_json = q->Text(4);
-    v.state_json = q->Text(5);
-    v.correlation_json = q->Text(6);
-    v.created_at = q->Int(7);
-    v.finished_at = q->OptInt(8);
-    v.deadline_at = q->OptInt(9);
-  }
+  auto found = db_->FirstRow(kSelectRun, {run_id}, [&](const Row& r) {
+    v = RunView{r.Text(0), r.Text(1), r.Text(2), r.Text(3), r.Text(4), r.Text(5), r.Text(6),
+                FormatWireTime(r.Int(7)), OptWireTime(r.OptInt(8)), OptWireTime(r.OptInt(9)), {}};
+  });
+  if (!found.ok()) return Broken(found.status());
+  if (!*found) return ApiError::NotFound("no run " + std::string(run_id));
+  // Each step's attempts and artifacts, found by its id.
   std::map<std::string, size_t, std::less<>> index;
-  {
-    auto q = db_->Sql(kSelectSteps);
-    if (!q.ok()) return Broken(q.status());
-    q->Bind(1, run_id);
-    for (;;) {
-      auto has = q->Step();
-      if (!has.ok()) return Broken(has.status());
-      if (!*has) break;
-      index[q->Text(0)] = v.steps.size();
-      v.steps.push_back(StepView{q->Text(0), q->Text(1), {}, q->OptText(2), {}, std::nullopt});
-    }
-  }
-  {
-    auto q = db_->Sql(kSelectAttempts);
-    if (!q.ok()) return Broken(q.status());
-    q->Bind(1, run_id);
-    for (;;) {
-      auto has = q->Step();
-      if (!has.ok()) return Broken(has.status());
-      if (!*has) break;
-      auto it = index.find(q->Text(0));
-      if (it == index.end()) continue;
-      AttemptView a;
-      a.attempt = q->Int(1);
-      a.lease_id = q->Text(2);
-      a.worker_id = q->Text(3);
-      a.status = ParseAttemptState(q->Text(4)).value_or(AttemptState::kCancelled);
-      a.claimed_at = q->Int(5);
-      a.started_at = q->OptInt(6);
-      a.ended_at = q->OptInt(7);
-      a.error_class = q->OptText(8);
-      a.error_message = q->OptText(9);
-      a.progress_json = q->OptText(10);
-      a.usage_json = q->OptText(11);
-      v.steps[it->second].attempts.push_back(std::move(a));
-    }
-  }
-  {
-    auto q = db_->Sql(kSelectArtifacts);
-    if (!q.ok()) return Broken(q.status());
-    q->Bind(1, run_id);
-    for (;;) {
-      auto has = q->Step();
-      if (!has.ok()) return Broken(has.status());
-      if (!*has) break;
-      auto it = index.find(q->Text(0));
-      if (it == index.end()) continue;
-      v.steps[it->second].artifacts.push_back(ArtifactRef{q->Text(1), q->Text(2), q->Text(3), q->Int(4), q->Text(5)});
-    }
-  }
+  auto step_of = [&](const Row& r) -> StepView* {
+    auto it = index.find(r.Text(0));
+    return it == index.end() ? nullptr : &v.steps[it->second];
+  };
+  LEDGER_CHECK(db_->ForEachRow(kSelectSteps, {run_id}, [&](const Row& r) {
+    index[r.Text(0)] = v.steps.size();
+    v.steps.push_back(StepView{r.Text(0), r.Text(1), {}, r.OptText(2).value_or("null"), {}, std::nullopt});
+  }));
+  LEDGER_CHECK(db_->ForEachRow(kSelectAttempts, {run_id}, [&](const Row& r) {
+    StepView* step = step_of(r);
+    if (step == nullptr) return;
+    step->attempts.push_back(AttemptView{r.Int(1), r.Text(2), r.Text(3), r.Text(4), FormatWireTime(r.Int(5)),
+                                         OptWireTime(r.OptInt(6)), OptWireTime(r.OptInt(7)),
+                                         ErrorJson(r.OptText(8), r.OptText(9)), r.OptText(10).value_or("null"),
+                                         r.OptText(11).value_or("null")});
+  }));
+  LEDGER_CHECK(db_->ForEachRow(kSelectArtifacts, {run_id}, [&](const Row& r) {
+    StepView* step = step_of(r);
+    if (step != nullptr) step->artifacts.push_back(ArtifactRef{r.Text(1), r.Text(2), r.Text(3), r.Int(4), r.Text(5)});
+  }));
   return v;
 }
 
-ApiResult<JournalView> Ledger::Journal(std::string_view run_id, const KeyIdentity& key) {
-  return Transact<JournalView>([&](Tx&) -> ApiResult<JournalView> {
+ApiResult<scimesh::Journal> Ledger::Journal(std::string_view run_id, const KeyIdentity& key) {
+  return Transact<scimesh::Journal>([&](Tx&) -> ApiResult<scimesh::Journal> {
     if (auto mine = CheckRun(run_id, key, MayReadRun); !mine.ok()) return mine.error();
     return ReadJournal(run_id);
   });
 }
 
-ApiResult<JournalView> Ledger::ReadJournal(std::string_view run_id) {
-  {
-    auto q = db_->Sql(kSelectRunStatus);
-    if (!q.ok()) return Broken(q.status());
-    q->Bind(1, run_id);
-    auto has = q->Step();
-    if (!has.ok()) return Broken(has.status());
-    if (!*has) return ApiError::NotFound("no run " + std::string(run_id));
-  }
-  JournalView v;
+ApiResult<scimesh::Journal> Ledger::ReadJournal(std::string_view run_id) {
+  auto exists = db_->Exists(kSelectRunStatus, {run_id});
+  if (!exists.ok()) return Broken(exists.status());
+  if (!*exists) return ApiError::NotFound("no run " + std::string(run_id));
+  scimesh::Journal v;
   v.run_id = std::string(run_id);
-  auto q = db_->Sql(kSelectJournal);
-  if (!q.ok()) return Broken(q.status());
-  q->Bind(1, run_id);
-  for (;;) {
-    auto has = q->Step();
-    if (!has.ok()) return Broken(has.status());
-    if (!*has) break;
-    v.events.push_back(JournalEvent{q->Int(0), q->Int(1), q->Text(2), q->OptText(3), q->OptInt(4), q->OptText(5),
-                                    q->Text(6)});
-  }
+  LEDGER_CHECK(db_->ForEachRow(kSelectJournal, {run_id}, [&](const Row& r) {
+    v.events.push_back(JournalEvent{r.Int(0), FormatWireTime(r.Int(1)), r.Text(2), r.OptText(3), r.OptInt(4),
+                                    r.OptText(5), r.Text(6)});
+  }));
   return v;
 }
 

@@ -16,20 +16,13 @@ constexpr char kRunOwner[] =
 }  // namespace
 
 Result<std::optional<std::string>> Ledger::OwnerOf(const char* sql, std::string_view id) {
-  auto q = db_->Sql(sql);
-  if (!q.ok()) return q.status();
-  q->Bind(1, id);
-  auto has = q->Step();
-  if (!has.ok()) return has.status();
-  if (!*has) return std::optional<std::string>();
-  return q->OptText(0);
+  std::optional<std::string> owner;
+  SCIMESH_RETURN_IF_ERROR(db_->FirstRow(sql, {id}, [&](const Row& r) { owner = r.OptText(0); }).status());
+  return owner;
 }
 
 Status Ledger::SetOwner(const char* sql, std::string_view id, const std::string& key_name) {
-  auto q = db_->Sql(sql);
-  if (!q.ok()) return q.status();
-  q->Bind(1, id).Bind(2, key_name);
-  return q->Run();
+  return db_->Run(sql, {id, key_name});
 }
 
 ApiResult<Done> Ledger::CheckWorker(Tx& tx, const std::string& worker_id, const KeyIdentity& key) {
@@ -58,13 +51,11 @@ ApiResult<Done> Ledger::CheckWorkflows(Tx&, const Registration& reg, const KeyId
 
 ApiResult<Done> Ledger::CheckRun(std::string_view run_id, const KeyIdentity& key,
                                  bool (*may)(const KeyIdentity&, const std::optional<std::string>&)) {
-  auto q = db_->Sql(kRunOwner);
-  if (!q.ok()) return Broken(q.status());
-  q->Bind(1, run_id);
-  auto has = q->Step();
-  if (!has.ok()) return Broken(has.status());
-  if (!*has) return ApiError::NotFound("no run " + std::string(run_id));
-  if (!may(key, q->OptText(0))) return ApiError::NotOwner("run " + std::string(run_id) + " belongs to another key");
+  std::optional<std::string> owner;
+  auto found = db_->FirstRow(kRunOwner, {run_id}, [&](const Row& r) { owner = r.OptText(0); });
+  if (!found.ok()) return Broken(found.status());
+  if (!*found) return ApiError::NotFound("no run " + std::string(run_id));
+  if (!may(key, owner)) return ApiError::NotOwner("run " + std::string(run_id) + " belongs to another key");
   return Done{};
 }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "coordinator/cli.h"
 #include "coordinator/run_view_text.h"
 #include "protocol/client/client.h"
 #include "protocol/util/json_io.h"
@@ -52,17 +53,12 @@ bool ParseArgs(const std::vector<std::string>& args, RunArgs& out, std::string* 
     } else if (a == "--help" || a == "-h") {
       out.help = true;
     } else if (a.rfind("--", 0) == 0) {
-      std::string name = a.substr(2), value;
-      if (size_t eq = name.find('='); eq != std::string::npos) {
-        value = name.substr(eq + 1);
-        name = name.substr(0, eq);
-      } else if (i + 1 < args.size()) {
-        value = args[++i];
-      } else {
+      auto [name, value] = TakeFlag(args, i);
+      if (!value) {
         *why = "--" + name + " needs a value";
         return false;
       }
-      out.flags[name] = value;
+      out.flags[name] = *value;
     } else if (out.run_id.empty()) {
       out.run_id = a;
     } else {

@@ -29,6 +29,7 @@
 #include "coordinator/metrics.h"
 #include "coordinator/metrics_endpoint.h"
 #include "coordinator/sweeper.h"
+#include "protocol/util/atomic_file.h"
 #include "protocol/util/log.h"
 
 namespace scimesh::coordinator {
@@ -57,20 +58,6 @@ Status LockDatabase(const std::string& db, int* fd_out) {
     return Status::Unavailable("another coordinator is using the database " + db);
   }
   *fd_out = fd;
-  return Status::Ok();
-}
-
-Status WritePortFile(const std::string& path, int port) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::Io(std::string("cannot write the port file: ") + std::strerror(errno));
-  const std::string text = std::to_string(port) + "\n";
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return Status::Io("cannot write the port file");
-  }
   return Status::Ok();
 }
 
@@ -103,29 +90,54 @@ int Fail(const Status& s) {
   return 1;
 }
 
-}  // namespace
-
-int RunServe(const ServeConfig& config) {
-  SetUpLogging(config.log_level);
-  // Every thread started from here on inherits the mask; this thread takes
-  // the signals with sigwait.
+// Every thread started from here on inherits the mask; the calling thread
+// takes SIGTERM and SIGINT with sigwait.
+sigset_t BlockStopSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
+  return signals;
+}
 
-  int lock_fd = -1;
-  if (Status s = LockDatabase(config.db, &lock_fd); !s.ok()) return Fail(s);
+// What serve reads and writes besides the database; each refusal names its flag.
+struct Stores {
+  std::unique_ptr<KeyRing> keys;
+  std::unique_ptr<ArtifactStore> artifacts;
+  std::unique_ptr<AuditLog> audit;
+};
+
+Result<Stores> OpenStores(const ServeConfig& config) {
+  Stores stores;
   auto keys = KeyRing::Load(config.keys);
-  if (!keys.ok()) return Fail(keys.status().WithContext("the keys file " + config.keys + " (--keys)"));
-  if ((*keys)->size() == 0) spdlog::warn("the keys file holds no keys: every call but health will get 401");
+  if (!keys.ok()) return keys.status().WithContext("the keys file " + config.keys + " (--keys)");
+  stores.keys = std::move(keys).value();
+  if (stores.keys->size() == 0) spdlog::warn("the keys file holds no keys: every call but health will get 401");
   auto artifacts = ArtifactStore::Open(config.artifact_dir, config.max_store_bytes);
-  if (!artifacts.ok()) return Fail(artifacts.status().WithContext("--artifact-dir " + config.artifact_dir));
+  if (!artifacts.ok()) return artifacts.status().WithContext("--artifact-dir " + config.artifact_dir);
+  stores.artifacts = std::move(artifacts).value();
   auto audit = AuditLog::Open(config.audit_log);
-  if (!audit.ok()) return Fail(audit.status().WithContext("--audit-log " + config.audit_log));
+  if (!audit.ok()) return audit.status().WithContext("--audit-log " + config.audit_log);
+  stores.audit = std::move(audit).value();
+  return stores;
+}
 
+// Lowers the connection caps to what the descriptor limit allows, keeping
+// descriptors for the database, logs and artifacts besides connections.
+void FitCapsToDescriptors(ConnectionCaps& caps) {
+  const int64_t fds = RaiseDescriptorLimit();
+  if (fds <= 0 || caps.max_connections + caps.max_unauthenticated + 512 <= fds) return;
+  const int64_t asked_keyed = caps.max_connections, asked_keyless = caps.max_unauthenticated;
+  const int64_t room = std::max<int64_t>(32, fds - 512);
+  caps.max_unauthenticated = std::max<int64_t>(16, std::min(caps.max_unauthenticated, room / 4));
+  caps.max_connections = std::max<int64_t>(16, room - caps.max_unauthenticated);
+  spdlog::warn("the descriptor limit ({}) allows {} connections with a key and {} without, not {} and {}", fds,
+               caps.max_connections, caps.max_unauthenticated, asked_keyed, asked_keyless);
+}
+
+Result<HttpServerOptions> HttpOptionsFor(const ServeConfig& config) {
   HttpServerOptions http;
   http.host = config.listen_host;
   http.port = config.listen_port;
@@ -139,41 +151,83 @@ int RunServe(const ServeConfig& config) {
   http.caps.head_timeout_ms = config.head_timeout_ms;
   http.caps.unauthenticated_head_timeout_ms = config.unauthenticated_timeout_ms;
   http.caps.body_min_rate = config.body_min_rate;
-  // Descriptors for the database, logs and artifacts besides connections.
-  const int64_t fds = RaiseDescriptorLimit();
-  if (fds > 0 && http.caps.max_connections + http.caps.max_unauthenticated + 512 > fds) {
-    const int64_t room = std::max<int64_t>(32, fds - 512);
-    http.caps.max_unauthenticated = std::max<int64_t>(16, std::min(http.caps.max_unauthenticated, room / 4));
-    http.caps.max_connections = std::max<int64_t>(16, room - http.caps.max_unauthenticated);
-    spdlog::warn("the descriptor limit ({}) allows {} connections with a key and {} without, not {} and {}", fds,
-                 http.caps.max_connections, http.caps.max_unauthenticated, config.max_connections,
-                 config.max_unauthenticated);
+  FitCapsToDescriptors(http.caps);
+  if (!config.tls_cert.empty()) {
+    SCIMESH_ASSIGN_OR_RETURN(http.tls_cert_pem, ReadPem(config.tls_cert, "certificate", "--tls-cert"));
+    SCIMESH_ASSIGN_OR_RETURN(http.tls_key_pem, ReadPem(config.tls_key, "key", "--tls-key"));
   }
-  const bool tls = !config.tls_cert.empty();
-  if (tls) {
-    auto cert = ReadPem(config.tls_cert, "certificate", "--tls-cert");
-    if (!cert.ok()) return Fail(cert.status());
-    auto key = ReadPem(config.tls_key, "key", "--tls-key");
-    if (!key.ok()) return Fail(key.status());
-    http.tls_cert_pem = *cert;
-    http.tls_key_pem = *key;
-  }
+  return http;
+}
 
-  HttpServer server(http);
-  // Bound before the Ledger opens: the default public URL names the port.
-  if (Status s = server.Bind(); !s.ok()) return Fail(s);
-  const int port = server.port();
-  const bool v6 = config.listen_host.find(':') != std::string::npos;
-  const std::string bound = (v6 ? "[" + config.listen_host + "]" : config.listen_host) + ":" + std::to_string(port);
-
+// `bound`: where the server listens, HOST:PORT (the default public URL's).
+Ledger::Options LedgerOptionsFor(const ServeConfig& config, const std::string& bound) {
   Ledger::Options options;
   options.lease_ttl_ms = config.lease_ttl_ms;
   options.heartbeat_ms = config.heartbeat_ms;
   options.grace_ms = config.grace_ms;
   options.retry = RetryPolicy{config.retry_base_ms, config.retry_cap_ms};
+  const bool tls = !config.tls_cert.empty();
   options.public_url = config.public_url.empty() ? (tls ? "https://" : "http://") + bound : config.public_url;
   options.artifact_quota = ArtifactQuota{config.max_artifacts_per_lease, config.max_artifact_bytes_per_lease};
   options.artifact_grace_ms = config.artifact_grace_ms;
+  return options;
+}
+
+ApiLimits ApiLimitsFor(const ServeConfig& config) {
+  ApiLimits limits;
+  limits.max_body = static_cast<size_t>(config.max_body);
+  limits.max_artifact = config.max_artifact;
+  limits.max_claim_hold_ms = config.request_timeout_ms * 4 / 5;
+  return limits;
+}
+
+// Counts every answer, and logs one debug line per request: method, path (ids
+// only), status and the peer, so an operator (or a test) can see which
+// connection made which call. Never headers or bodies: they hold the key and
+// the step's data.
+void ObserveRequests(HttpServer& server, Metrics& metrics) {
+  server.OnClaimWake([&metrics](double s) { metrics.claim_wake().Observe(s); });
+  server.OnAnswered([&metrics](const HttpRequest& req, int status, const std::string& route) {
+    metrics.Request(req.method, RouteTemplate(route), status);
+    // The path is the client's (decoded %0a included): escaped, so it cannot forge log lines.
+    spdlog::debug("request {} {} -> {} from {}:{}", log::EscapeForLog(req.method), log::EscapeForLog(req.path), status,
+                  req.remote_addr, req.remote_port);
+  });
+}
+
+// The listeners: the API (bound already) and, when asked, the metrics
+// endpoint. On a failure, stops what it started.
+Result<std::unique_ptr<MetricsEndpoint>> StartListeners(const ServeConfig& config, HttpServer& server,
+                                                        Metrics& metrics) {
+  SCIMESH_RETURN_IF_ERROR(server.Start());
+  if (config.metrics_host.empty()) return std::unique_ptr<MetricsEndpoint>();
+  auto endpoint = MetricsEndpoint::Start(config.metrics_host, config.metrics_port, config.db, metrics, server);
+  if (!endpoint.ok()) {
+    server.Stop();
+    return endpoint.status().WithContext("--metrics-listen");
+  }
+  spdlog::info("metrics on {}:{}/metrics", config.metrics_host, (*endpoint)->port());
+  return endpoint;
+}
+
+}  // namespace
+
+int RunServe(const ServeConfig& config) {
+  SetUpLogging(config.log_level);
+  sigset_t stop_signals = BlockStopSignals();
+  int lock_fd = -1;
+  if (Status s = LockDatabase(config.db, &lock_fd); !s.ok()) return Fail(s);
+  auto stores = OpenStores(config);
+  if (!stores.ok()) return Fail(stores.status());
+  auto http = HttpOptionsFor(config);
+  if (!http.ok()) return Fail(http.status());
+
+  HttpServer server(*http);
+  // Bound before the Ledger opens: the default public URL names the port.
+  if (Status s = server.Bind(); !s.ok()) return Fail(s);
+  const int port = server.port();
+  const bool v6 = config.listen_host.find(':') != std::string::npos;
+  const std::string bound = (v6 ? "[" + config.listen_host + "]" : config.listen_host) + ":" + std::to_string(port);
 
   std::atomic<Sweeper*> sweeper_ptr{nullptr};
   Ledger::Signals sigs;
@@ -183,64 +237,41 @@ int RunServe(const ServeConfig& config) {
   };
   Metrics metrics;
   Database::ObserveCommits([&metrics](double s) { metrics.commit().Observe(s); });
-  server.OnClaimWake([&metrics](double s) { metrics.claim_wake().Observe(s); });
-  auto ledger = Ledger::Open(config.db, options, sigs);
+  auto ledger = Ledger::Open(config.db, LedgerOptionsFor(config, bound), sigs);
   if (!ledger.ok()) return Fail(ledger.status().WithContext("--db " + config.db));
   Sweeper sweeper(**ledger);
   sweeper_ptr = &sweeper;
-  ArtifactCollector collector(**ledger, **artifacts, std::chrono::milliseconds(config.artifact_grace_ms));
-
-  ApiLimits limits;
-  limits.max_body = static_cast<size_t>(config.max_body);
-  limits.max_artifact = config.max_artifact;
-  limits.max_claim_hold_ms = config.request_timeout_ms * 4 / 5;
+  ArtifactCollector collector(**ledger, *stores->artifacts, std::chrono::milliseconds(config.artifact_grace_ms));
   auto tokens = LeaseTokens::Open(config.db + ".lease-secret");
   if (!tokens.ok()) return Fail(tokens.status().WithContext(config.db + ".lease-secret"));
-  HttpApi api(**ledger, **keys, *tokens, **artifacts, **audit, limits);
+  HttpApi api(**ledger, *stores->keys, *tokens, *stores->artifacts, *stores->audit, ApiLimitsFor(config));
   api.Install(server);
-  // One debug line per request: method, path (ids only), status and the peer,
-  // so an operator (or a test) can see which connection made which call.
-  // Never headers or bodies: they hold the key and the step's data.
-  server.OnAnswered([&metrics](const HttpRequest& req, int status, const std::string& route) {
-    metrics.Request(req.method, RouteTemplate(route), status);
-    // The path is the client's (decoded %0a included): escaped, so it cannot forge log lines.
-    spdlog::debug("request {} {} -> {} from {}:{}", log::EscapeForLog(req.method), log::EscapeForLog(req.path), status,
-                  req.remote_addr, req.remote_port);
-  });
+  ObserveRequests(server, metrics);
   sweeper.Start();
   collector.Start();
-  if (Status s = server.Start(); !s.ok()) {
+  auto metrics_endpoint = StartListeners(config, server, metrics);
+  if (!metrics_endpoint.ok()) {
     sweeper.Stop();
-    return Fail(s);
-  }
-  std::unique_ptr<MetricsEndpoint> metrics_endpoint;
-  if (!config.metrics_host.empty()) {
-    auto m = MetricsEndpoint::Start(config.metrics_host, config.metrics_port, config.db, metrics, server);
-    if (!m.ok()) {
-      server.Stop();
-      sweeper.Stop();
-      return Fail(m.status().WithContext("--metrics-listen"));
-    }
-    metrics_endpoint = std::move(*m);
-    spdlog::info("metrics on {}:{}/metrics", config.metrics_host, metrics_endpoint->port());
+    return Fail(metrics_endpoint.status());
   }
   // The port file says "ready": written once every listener is up.
   if (!config.port_file.empty()) {
-    if (Status s = WritePortFile(config.port_file, port); !s.ok()) {
+    if (Status s = WriteFileAtomically(config.port_file, std::to_string(port) + "\n", 0644); !s.ok()) {
       spdlog::error("cannot write the port file: {}", s.ToString());
-      if (metrics_endpoint) metrics_endpoint->Stop();
+      if (*metrics_endpoint) (*metrics_endpoint)->Stop();
       server.Stop();
       sweeper.Stop();
       return 1;
     }
   }
   spdlog::info("listening on {}{} (lease ttl {} ms, heartbeat {} ms, grace {} ms, {} handler threads)", bound,
-               tls ? " (https)" : "", config.lease_ttl_ms, config.heartbeat_ms, config.grace_ms, config.threads);
+               config.tls_cert.empty() ? "" : " (https)", config.lease_ttl_ms, config.heartbeat_ms, config.grace_ms,
+               config.threads);
 
   int sig = 0;
-  sigwait(&signals, &sig);
+  sigwait(&stop_signals, &sig);
   spdlog::info("received {}: stopping (held claims released, in-flight calls finish)", strsignal(sig));
-  if (metrics_endpoint) metrics_endpoint->Stop();
+  if (*metrics_endpoint) (*metrics_endpoint)->Stop();
   server.Stop();  // returns once in-flight requests are answered
 
   sweeper.Stop();

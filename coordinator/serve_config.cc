@@ -6,23 +6,70 @@
 #include <fstream>
 #include <map>
 
+#include "coordinator/cli.h"
+
 namespace scimesh::coordinator {
 namespace {
 
-constexpr const char* kNames[] = {
-    "db",         "listen",        "port-file",     "keys",           "artifact-dir",
-    "public-url", "lease-ttl-ms",  "heartbeat-ms",  "grace-ms",       "retry-base-ms",
-    "retry-cap-ms", "request-timeout-ms", "max-body", "max-artifact", "audit-log",
-    "threads",    "config",        "log-level",
-    "max-connections", "max-connections-per-address", "head-timeout-ms", "body-min-rate",
-    "max-unauthenticated", "unauthenticated-timeout-ms",
-    "max-artifacts-per-lease", "max-artifact-bytes-per-lease", "max-store-bytes", "artifact-grace-ms",
-    "tls-cert",   "tls-key",       "metrics-listen",
+// The settings, by name (flag without dashes, config file key).
+using Values = std::map<std::string, std::string>;
+
+struct TextSetting {
+  const char* name;
+  std::string ServeConfig::*field;
+};
+constexpr TextSetting kTextSettings[] = {
+    {"db", &ServeConfig::db},
+    {"keys", &ServeConfig::keys},
+    {"port-file", &ServeConfig::port_file},
+    {"artifact-dir", &ServeConfig::artifact_dir},
+    {"public-url", &ServeConfig::public_url},
+    {"audit-log", &ServeConfig::audit_log},
+    {"log-level", &ServeConfig::log_level},
+    {"tls-cert", &ServeConfig::tls_cert},
+    {"tls-key", &ServeConfig::tls_key},
 };
 
+// An integer setting and its range (checked in this order).
+struct IntSetting {
+  const char* name;
+  int64_t min;
+  int64_t max;
+  int64_t ServeConfig::*field;
+};
+constexpr IntSetting kIntSettings[] = {
+    {"lease-ttl-ms", 100, 86400000, &ServeConfig::lease_ttl_ms},
+    {"heartbeat-ms", 10, 86400000, &ServeConfig::heartbeat_ms},
+    {"grace-ms", 0, 86400000, &ServeConfig::grace_ms},
+    {"retry-base-ms", 0, 86400000, &ServeConfig::retry_base_ms},
+    {"retry-cap-ms", 0, 86400000, &ServeConfig::retry_cap_ms},
+    {"request-timeout-ms", 1000, 3600000, &ServeConfig::request_timeout_ms},
+    {"max-body", 1024, 1LL << 30, &ServeConfig::max_body},
+    {"max-artifact", 1, 1LL << 40, &ServeConfig::max_artifact},
+    {"max-artifacts-per-lease", 1, 1000000, &ServeConfig::max_artifacts_per_lease},
+    {"max-artifact-bytes-per-lease", 1, 1LL << 50, &ServeConfig::max_artifact_bytes_per_lease},
+    {"max-store-bytes", 0, 1LL << 60, &ServeConfig::max_store_bytes},
+    {"artifact-grace-ms", 100, 31536000000LL, &ServeConfig::artifact_grace_ms},
+    {"threads", 8, 4096, &ServeConfig::threads},
+    {"max-connections", 16, 1000000, &ServeConfig::max_connections},
+    {"max-connections-per-address", 1, 1000000, &ServeConfig::max_connections_per_address},
+    {"max-unauthenticated", 16, 1000000, &ServeConfig::max_unauthenticated},
+    {"head-timeout-ms", 100, 3600000, &ServeConfig::head_timeout_ms},
+    {"unauthenticated-timeout-ms", 100, 3600000, &ServeConfig::unauthenticated_timeout_ms},
+    {"body-min-rate", 0, 1LL << 30, &ServeConfig::body_min_rate},
+};
+
+// The settings read otherwise: two addresses and the config file itself.
+constexpr const char* kOtherSettings[] = {"listen", "metrics-listen", "config"};
+
+template <typename Table>
+bool InTable(const Table& table, const std::string& name) {
+  return std::any_of(std::begin(table), std::end(table), [&](const auto& s) { return name == s.name; });
+}
+
 bool Known(const std::string& name) {
-  return std::find_if(std::begin(kNames), std::end(kNames), [&](const char* n) { return name == n; }) !=
-         std::end(kNames);
+  return InTable(kTextSettings, name) || InTable(kIntSettings, name) ||
+         std::any_of(std::begin(kOtherSettings), std::end(kOtherSettings), [&](const char* n) { return name == n; });
 }
 
 std::string EnvName(const std::string& name) {
@@ -38,7 +85,7 @@ std::string Trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-Status ReadConfigFile(const std::string& path, std::map<std::string, std::string>& out) {
+Status ReadConfigFile(const std::string& path, Values& out) {
   std::ifstream in(path);
   if (!in) return Status::InvalidArgument("--config: cannot read the config file");
   std::string line;
@@ -57,18 +104,17 @@ Status ReadConfigFile(const std::string& path, std::map<std::string, std::string
   return Status::Ok();
 }
 
-Status ToInt(const std::map<std::string, std::string>& v, const char* name, int64_t min, int64_t max,
-             int64_t* out) {
-  auto it = v.find(name);
+Status ToInt(const Values& v, const IntSetting& setting, ServeConfig& c) {
+  auto it = v.find(setting.name);
   if (it == v.end()) return Status::Ok();
   const std::string& s = it->second;
   int64_t n = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-  if (ec != std::errc() || end != s.data() + s.size() || n < min || n > max) {
-    return Status::InvalidArgument("--" + std::string(name) + ": must be an integer from " + std::to_string(min) +
-                                   " to " + std::to_string(max));
+  if (ec != std::errc() || end != s.data() + s.size() || n < setting.min || n > setting.max) {
+    return Status::InvalidArgument("--" + std::string(setting.name) + ": must be an integer from " +
+                                   std::to_string(setting.min) + " to " + std::to_string(setting.max));
   }
-  *out = n;
+  c.*setting.field = n;
   return Status::Ok();
 }
 
@@ -88,76 +134,58 @@ Status ParseListen(const std::string& s, std::string& out_host, int& out_port, c
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<ServeConfig> ParseServeConfig(const std::vector<std::string>& args, const EnvLookup& getenv) {
-  ServeConfig c;
-  std::map<std::string, std::string> flags;
+// The flags of `args` by name; `help` when -h or --help came first.
+Result<Values> ReadFlags(const std::vector<std::string>& args, bool& help) {
+  Values flags;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
-      c.help = true;
-      return c;
+      help = true;
+      return flags;
     }
     if (a.rfind("--", 0) != 0) return Status::InvalidArgument("unexpected argument '" + a + "' (see --help)");
-    std::string name = a.substr(2), value;
-    if (size_t eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    } else {
-      if (i + 1 >= args.size()) return Status::InvalidArgument("--" + name + ": needs a value");
-      value = args[++i];
-    }
+    auto [name, value] = TakeFlag(args, i);
+    if (!value) return Status::InvalidArgument("--" + name + ": needs a value");
     if (!Known(name)) return Status::InvalidArgument("unknown flag --" + name + " (see --help)");
-    flags[name] = value;
+    flags[name] = *value;
   }
-  std::map<std::string, std::string> v;
-  std::string config = flags.count("config") ? flags["config"] : "";
+  return flags;
+}
+
+// Every setting given: the config file's, overridden by the environment's,
+// overridden by the flags.
+Result<Values> MergeSources(const Values& flags, const EnvLookup& getenv) {
+  Values v;
+  std::string config = flags.count("config") ? flags.at("config") : "";
   if (config.empty() && getenv(EnvName("config").c_str()) != nullptr) config = getenv(EnvName("config").c_str());
   if (!config.empty()) SCIMESH_RETURN_IF_ERROR(ReadConfigFile(config, v));
-  for (const char* name : kNames) {
+  auto from_env = [&](const char* name) {
     if (const char* e = getenv(EnvName(name).c_str()); e != nullptr && *e != '\0') v[name] = e;
-  }
-  for (auto& [k, val] : flags) v[k] = val;
-
-  auto str = [&](const char* name, std::string* out) {
-    if (auto it = v.find(name); it != v.end()) *out = it->second;
   };
-  str("db", &c.db);
-  str("keys", &c.keys);
-  str("port-file", &c.port_file);
-  str("artifact-dir", &c.artifact_dir);
-  str("public-url", &c.public_url);
-  str("audit-log", &c.audit_log);
-  str("log-level", &c.log_level);
-  str("tls-cert", &c.tls_cert);
-  str("tls-key", &c.tls_key);
+  for (const auto& s : kTextSettings) from_env(s.name);
+  for (const auto& s : kIntSettings) from_env(s.name);
+  for (const char* name : kOtherSettings) from_env(name);
+  for (const auto& [k, val] : flags) v[k] = val;
+  return v;
+}
+
+Status Apply(const Values& v, ServeConfig& c) {
+  for (const auto& s : kTextSettings) {
+    if (auto it = v.find(s.name); it != v.end()) c.*s.field = it->second;
+  }
   if (auto it = v.find("listen"); it != v.end()) {
     SCIMESH_RETURN_IF_ERROR(ParseListen(it->second, c.listen_host, c.listen_port, "--listen"));
   }
   if (auto it = v.find("metrics-listen"); it != v.end() && !it->second.empty()) {
     SCIMESH_RETURN_IF_ERROR(ParseListen(it->second, c.metrics_host, c.metrics_port, "--metrics-listen"));
   }
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "lease-ttl-ms", 100, 86400000, &c.lease_ttl_ms));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "heartbeat-ms", 10, 86400000, &c.heartbeat_ms));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "grace-ms", 0, 86400000, &c.grace_ms));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "retry-base-ms", 0, 86400000, &c.retry_base_ms));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "retry-cap-ms", 0, 86400000, &c.retry_cap_ms));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "request-timeout-ms", 1000, 3600000, &c.request_timeout_ms));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-body", 1024, 1LL << 30, &c.max_body));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-artifact", 1, 1LL << 40, &c.max_artifact));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-artifacts-per-lease", 1, 1000000, &c.max_artifacts_per_lease));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-artifact-bytes-per-lease", 1, 1LL << 50, &c.max_artifact_bytes_per_lease));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-store-bytes", 0, 1LL << 60, &c.max_store_bytes));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "artifact-grace-ms", 100, 31536000000LL, &c.artifact_grace_ms));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "threads", 8, 4096, &c.threads));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-connections", 16, 1000000, &c.max_connections));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-connections-per-address", 1, 1000000, &c.max_connections_per_address));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "max-unauthenticated", 16, 1000000, &c.max_unauthenticated));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "head-timeout-ms", 100, 3600000, &c.head_timeout_ms));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "unauthenticated-timeout-ms", 100, 3600000, &c.unauthenticated_timeout_ms));
-  SCIMESH_RETURN_IF_ERROR(ToInt(v, "body-min-rate", 0, 1LL << 30, &c.body_min_rate));
+  for (const auto& s : kIntSettings) SCIMESH_RETURN_IF_ERROR(ToInt(v, s, c));
+  return Status::Ok();
+}
 
+// Refuses what cannot work together and fills in the defaults that follow
+// from other settings.
+Status CheckAndComplete(ServeConfig& c) {
   if (c.db.empty()) return Status::InvalidArgument("--db is required (the SQLite database file)");
   if (c.keys.empty()) return Status::InvalidArgument("--keys is required (see `scimesh-coordinator keys add`)");
   if (c.grace_ms < 0) c.grace_ms = c.lease_ttl_ms;
@@ -176,23 +204,39 @@ Result<ServeConfig> ParseServeConfig(const std::vector<std::string>& args, const
     return Status::InvalidArgument("--log-level: must be debug, info, warn or error");
   }
   while (!c.public_url.empty() && c.public_url.back() == '/') c.public_url.pop_back();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ServeConfig> ParseServeConfig(const std::vector<std::string>& args, const EnvLookup& getenv) {
+  ServeConfig c;
+  SCIMESH_ASSIGN_OR_RETURN(Values flags, ReadFlags(args, c.help));
+  if (c.help) return c;
+  SCIMESH_ASSIGN_OR_RETURN(Values v, MergeSources(flags, getenv));
+  SCIMESH_RETURN_IF_ERROR(Apply(v, c));
+  SCIMESH_RETURN_IF_ERROR(CheckAndComplete(c));
   return c;
 }
 
-std::string ServeUsage() {
-  return R"usage(Usage: scimesh-coordinator serve --db PATH --keys PATH [options]
+namespace {
+
+// `serve --help`, a section each.
+constexpr char kUsageIntro[] = R"usage(Usage: scimesh-coordinator serve --db PATH --keys PATH [options]
 
 Runs the reference lease coordinator: the worker protocol and the run API of
 docs/protocol.md over HTTP, with its state in one SQLite database.
 
-Required:
+)usage";
+constexpr char kUsageRequired[] = R"usage(Required:
   --db PATH                 SQLite database (created if absent; WAL mode). Keep it
                             on a local disk: every answered call is on disk first.
   --keys PATH               keys file, one "NAME SCOPES SHA256" per line; create
                             keys with `scimesh-coordinator keys add`. Re-read when
                             it changes.
 
-Network:
+)usage";
+constexpr char kUsageNetwork[] = R"usage(Network:
   --listen HOST:PORT        address to listen on (default 127.0.0.1:8470, loopback
                             only); port 0 picks a free port
   --port-file PATH          write the bound port here (atomically) once listening
@@ -246,7 +290,8 @@ Network:
                             deleted this long after it ended (default 3600000),
                             and stored files nothing refers to once this old
 
-Leases:
+)usage";
+constexpr char kUsageLeases[] = R"usage(Leases:
   --lease-ttl-ms N          lease lifetime after each heartbeat (default 30000)
   --heartbeat-ms N          heartbeat interval told to workers (default 10000;
                             must be below the TTL)
@@ -255,21 +300,34 @@ Leases:
   --retry-base-ms N         backoff base for retried failures (default 1000)
   --retry-cap-ms N          backoff cap (default 60000)
 
-Files:
+)usage";
+constexpr char kUsageFiles[] = R"usage(Files:
   --artifact-dir DIR        content-addressed artifact store (default <db>.artifacts)
   --audit-log PATH          JSON-lines log of every read of a run
                             (default <db>.audit.log)
   --log-level LEVEL         debug, info (default), warn or error; logs go to stderr
 
-Configuration:
+)usage";
+constexpr char kUsageConfiguration[] = R"usage(Configuration:
   --config FILE             name=value lines with the flag names above (no dashes
                             in front, # comments). Precedence: flags, then the
                             environment SCIMESH_COORDINATOR_<NAME> (e.g.
                             SCIMESH_COORDINATOR_LEASE_TTL_MS), then the file.
 
-SIGTERM or SIGINT: stops accepting, releases held claims, finishes in-flight
+)usage";
+constexpr char kUsageSignals[] = R"usage(SIGTERM or SIGINT: stops accepting, releases held claims, finishes in-flight
 requests, closes the database, exits 0. See docs/coordinator.md.
 )usage";
+
+}  // namespace
+
+std::string ServeUsage() {
+  std::string usage;
+  for (const char* section : {kUsageIntro, kUsageRequired, kUsageNetwork, kUsageLeases, kUsageFiles,
+                              kUsageConfiguration, kUsageSignals}) {
+    usage += section;
+  }
+  return usage;
 }
 
 }  // namespace scimesh::coordinator

@@ -7,20 +7,14 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/ledger.h"
-#include "coordinator/wire_time.h"
 
 namespace scimesh::coordinator {
 
-void Sweeper::Start() { thread_ = std::thread([this] { Loop(); }); }
-
-void Sweeper::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+void Sweeper::Start() {
+  thread_.Start([this] { Loop(); });
 }
+
+void Sweeper::Stop() { thread_.Stop(); }
 
 void Sweeper::DueAt(int64_t at_ms) {
   {
@@ -28,14 +22,14 @@ void Sweeper::DueAt(int64_t at_ms) {
     if (due_ && *due_ <= at_ms) return;
     due_ = at_ms;
   }
-  cv_.notify_all();
+  thread_.Wake();
 }
 
 void Sweeper::Loop() {
-  for (;;) {
+  const WallClock& clock = *ledger_.options().clock;
+  while (!thread_.Stopping()) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (stop_) return;
       due_.reset();
     }
     std::optional<int64_t> next;
@@ -49,17 +43,22 @@ void Sweeper::Loop() {
     } catch (const std::exception& e) {  // a thread entry point: nothing may escape
       spdlog::error("sweeper: sweep threw: {}", e.what());
     }
-    std::unique_lock<std::mutex> lock(mu_);
-    const int64_t now = NowMs();
-    int64_t wake = now + 1000;
-    if (next) wake = std::min(wake, *next);
-    // Wake when the earliest known change falls due, or when told of an earlier one.
-    while (!stop_) {
-      int64_t target = due_ ? std::min(wake, *due_) : wake;
-      int64_t wait_ms = target - NowMs();
-      if (wait_ms <= 0) break;
-      cv_.wait_for(lock, std::chrono::milliseconds(wait_ms));
+    const int64_t wake = std::min(clock.NowMs() + 1000, next.value_or(INT64_MAX));
+    if (!WaitUntil(wake)) return;
+  }
+}
+
+bool Sweeper::WaitUntil(int64_t wake_ms) {
+  const WallClock& clock = *ledger_.options().clock;
+  for (;;) {
+    int64_t target = wake_ms;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (due_) target = std::min(target, *due_);
     }
+    const int64_t wait_ms = target - clock.NowMs();
+    if (wait_ms <= 0) return true;
+    if (!thread_.WaitFor(std::chrono::milliseconds(wait_ms))) return false;
   }
 }
 

@@ -1,13 +1,16 @@
 // Sweeper: the thread that applies what the clock makes due (Ledger::Sweep)
 // exactly when it falls due — lease expiry, grace windows, run deadlines,
-// ended backoffs — and at least once a second. Thread-safe; owns its thread.
+// ended backoffs — and at least once a second. Due times are the Ledger's
+// stored wall times, read on the Ledger's own clock (Options::clock), so a
+// test that drives a ManualClock drives the sweeper too. Thread-safe; owns
+// its thread.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <optional>
-#include <thread>
+
+#include "coordinator/stoppable_thread.h"
 
 namespace scimesh::coordinator {
 
@@ -28,13 +31,14 @@ class Sweeper {
 
  private:
   void Loop();
+  // Waits until `wake_ms`, or an earlier DueAt, falls due on the clock; false
+  // once stopping.
+  bool WaitUntil(int64_t wake_ms);
 
   Ledger& ledger_;
-  std::thread thread_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
+  std::mutex mu_;  // guards due_
   std::optional<int64_t> due_;
+  StoppableThread thread_;
 };
 
 }  // namespace scimesh::coordinator

@@ -7,9 +7,11 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
+#include "coordinator/clock.h"
 #include "coordinator/ledger.h"
 
 namespace scimesh::coordinator {
@@ -17,14 +19,14 @@ namespace scimesh::coordinator {
 class TestLedger {
  public:
   // Opens the ledger; a failure is a test failure and leaves get() null.
-  explicit TestLedger(const Ledger::Options& options) {
+  explicit TestLedger(const Ledger::Options& options, Ledger::Signals signals = {}) {
     char tmpl[] = "/tmp/scimesh-ledger-test-XXXXXX";
     if (::mkdtemp(tmpl) == nullptr) {
       ADD_FAILURE() << "mkdtemp failed";
       return;
     }
     dir_ = tmpl;
-    auto ledger = Ledger::Open(dir_ + "/coordinator.db", options, {});
+    auto ledger = Ledger::Open(dir_ + "/coordinator.db", options, std::move(signals));
     EXPECT_TRUE(ledger.ok()) << ledger.status().ToString();
     if (ledger.ok()) ledger_ = std::move(ledger).value();
   }
@@ -42,6 +44,25 @@ class TestLedger {
  private:
   std::string dir_;
   std::unique_ptr<Ledger> ledger_;
+};
+
+// A test on a TestLedger whose time is a ManualClock, with a worker key and
+// an execute key.
+class ManualClockLedgerTest : public ::testing::Test {
+ protected:
+  // Opens the ledger with `options` on clock_; a failure fails the test.
+  void OpenLedger(Ledger::Options options, Ledger::Signals signals = {}) {
+    options.clock = clock_;
+    test_ledger_ = std::make_unique<TestLedger>(options, std::move(signals));
+    ledger_ = test_ledger_->get();
+    ASSERT_NE(ledger_, nullptr);
+  }
+
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
+  std::unique_ptr<TestLedger> test_ledger_;
+  Ledger* ledger_ = nullptr;  // owned by test_ledger_
+  KeyIdentity worker_{"w", kScopeWorker};
+  KeyIdentity exec_{"e", kScopeExecute};
 };
 
 }  // namespace scimesh::coordinator

@@ -57,18 +57,11 @@ std::vector<::scimesh::FreeNode> DecodeNodes(const std::string& text) {
 Status RecordClaimOffer(Database& db, const std::string& worker_id, const FreeCapacity* free, int64_t now) {
   std::optional<std::string> nodes;
   if (free != nullptr) {
-    auto q = db.Sql(kHoldsLease);
-    if (!q.ok()) return q.status();
-    q->Bind(1, worker_id);
-    auto holds = q->Step();
-    if (!holds.ok()) return holds.status();
-    if (!*holds) nodes = EncodeNodes(*free);
+    SCIMESH_ASSIGN_OR_RETURN(bool holds, db.Exists(kHoldsLease, {worker_id}));
+    if (!holds) nodes = EncodeNodes(*free);
   }
-  auto q = db.Sql(kUpsertOffer);
-  if (!q.ok()) return q.status();
-  q->Bind(1, worker_id).Bind(2, nodes).Bind(3, free != nullptr ? free->walltime_s : int64_t{0});
-  q->Bind(4, int64_t{free != nullptr ? 1 : 0}).Bind(5, now);
-  return q->Run();
+  return db.Run(kUpsertOffer, {worker_id, nodes, free != nullptr ? free->walltime_s : int64_t{0},
+                               int64_t{free != nullptr ? 1 : 0}, now});
 }
 
 Status MarkUnfittableSteps(Database& db, const WorkflowDefinition& def, int64_t now, RunView& run) {
@@ -76,19 +69,15 @@ Status MarkUnfittableSteps(Database& db, const WorkflowDefinition& def, int64_t 
   for (const StepView& s : run.steps) any_queued = any_queued || s.status == "queued";
   if (!any_queued) return Status::Ok();
   std::vector<::scimesh::FreeCapacity> offers;
-  {
-    auto q = db.Sql(kLiveOffers);
-    if (!q.ok()) return q.status();
-    q->Bind(1, def.workflow).Bind(2, def.version).Bind(3, now - kLiveWorkerMs);
-    for (;;) {
-      auto has = q->Step();
-      if (!has.ok()) return has.status();
-      if (!*has) break;
-      auto nodes = q->OptText(0);
-      if (!nodes || q->OptInt(2).value_or(0) == 0) return Status::Ok();  // a live worker of unknown size
-      offers.push_back(::scimesh::FreeCapacity{DecodeNodes(*nodes), q->Int(1)});
-    }
-  }
+  bool all_known = true;
+  auto read = [&](const Row& r) {
+    auto nodes = r.OptText(0);
+    all_known = nodes && r.OptInt(2).value_or(0) != 0;
+    if (all_known) offers.push_back(::scimesh::FreeCapacity{DecodeNodes(*nodes), r.Int(1)});
+    return all_known;
+  };
+  SCIMESH_RETURN_IF_ERROR(db.ForEachRow(kLiveOffers, {def.workflow, def.version, now - kLiveWorkerMs}, read));
+  if (!all_known) return Status::Ok();  // a live worker of unknown size
   for (StepView& s : run.steps) {
     if (s.status != "queued") continue;
     const StepDefinition* step = def.FindStep(s.step_id);
@@ -96,7 +85,7 @@ Status MarkUnfittableSteps(Database& db, const WorkflowDefinition& def, int64_t 
     const Resources& r = step->resources;
     auto why = WhyNoOfferFits(::scimesh::Resources{r.nodes, r.ranks_per_node, r.cpus_per_rank, r.gpus_per_rank},
                               step->walltime_s, offers);
-    if (why) s.unfittable = Unfittable{*why, static_cast<int64_t>(offers.size())};
+    if (why) s.unfittable = UnfittableView{*why, static_cast<int64_t>(offers.size())};
   }
   return Status::Ok();
 }

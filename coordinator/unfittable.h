@@ -12,7 +12,7 @@
 #include "coordinator/capacity.h"
 #include "coordinator/database.h"
 #include "coordinator/definition.h"
-#include "coordinator/replies.h"
+#include "protocol/wire/wire.h"
 
 namespace scimesh::coordinator {
 

@@ -11,15 +11,12 @@
 namespace scimesh::coordinator {
 namespace {
 
-class UnfittableTest : public ::testing::Test {
+class UnfittableTest : public ManualClockLedgerTest {
  protected:
   void SetUp() override {
     Ledger::Options o;
     o.lease_ttl_ms = 600000;
-    o.clock = clock_;
-    test_ledger_ = std::make_unique<TestLedger>(o);
-    ledger_ = test_ledger_->get();
-    ASSERT_NE(ledger_, nullptr);
+    OpenLedger(o);
   }
 
   // Worker `id` registers workflow "wf": step "small" (1 node) and "big" (3 nodes).
@@ -53,7 +50,7 @@ class UnfittableTest : public ::testing::Test {
     EXPECT_TRUE(reply.ok());
     return reply.ok() ? reply.value().leases : std::vector<Lease>{};
   }
-  std::optional<Unfittable> UnfittableOf(const std::string& run, const std::string& step) {
+  std::optional<UnfittableView> UnfittableOf(const std::string& run, const std::string& step) {
     auto view = ledger_->ShowRun(run, exec_);
     EXPECT_TRUE(view.ok());
     for (const StepView& s : view.value().steps) {
@@ -62,12 +59,6 @@ class UnfittableTest : public ::testing::Test {
     ADD_FAILURE() << "no step " << step;
     return std::nullopt;
   }
-
-  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();
-  std::unique_ptr<TestLedger> test_ledger_;
-  Ledger* ledger_ = nullptr;  // owned by test_ledger_
-  KeyIdentity worker_{"w", kScopeWorker};
-  KeyIdentity exec_{"e", kScopeExecute};
 };
 
 TEST_F(UnfittableTest, AStepNoLiveWorkerCanFitSaysWhatItNeeds) {
