@@ -15,25 +15,11 @@
 #include <spdlog/spdlog.h>
 
 #include "coordinator/id_generator.h"
-#include "protocol/wire/identifiers.h"
+#include "protocol/util/atomic_file.h"
 #include "protocol/util/sha256.h"
+#include "protocol/wire/identifiers.h"
 
 namespace scimesh::coordinator {
-namespace {
-
-Status WriteAll(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Status::Io(std::string("write: ") + std::strerror(errno));
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::Ok();
-}
-
-}  // namespace
 
 Result<unsigned> ParseScopes(std::string_view text) {
   unsigned scopes = 0;

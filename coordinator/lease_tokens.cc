@@ -13,8 +13,8 @@
 #include <charconv>
 #include <cstring>
 
-#include "protocol/wire/identifiers.h"
 #include "protocol/util/unique_fd.h"
+#include "protocol/wire/identifiers.h"
 
 namespace scimesh::coordinator {
 namespace {

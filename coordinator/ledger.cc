@@ -121,13 +121,12 @@ Status Ledger::AppendEvent(Tx& tx, const std::string& run_id, std::string_view t
 std::string WithReport(std::string_view detail_json, const std::optional<std::string>& progress_json,
                        const std::optional<std::string>& usage_json) {
   if (!progress_json && !usage_json) return std::string(detail_json);
-  rapidjson::Document detail;
-  detail.Parse(detail_json.data(), detail_json.size());
+  auto detail = scimesh::ParseJson(detail_json, "journal detail");
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
   w.StartObject();
-  if (!detail.HasParseError() && detail.IsObject()) {
-    for (const auto& m : detail.GetObject()) {
+  if (detail.ok() && detail->IsObject()) {
+    for (const auto& m : detail->GetObject()) {
       w.Key(m.name.GetString(), m.name.GetStringLength());
       m.value.Accept(w);
     }

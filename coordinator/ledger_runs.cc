@@ -1,8 +1,8 @@
 // Ledger: the run API — start, cancel, show, journal.
 #include "coordinator/id_generator.h"
 #include "coordinator/ledger_internal.h"
-#include "coordinator/unfittable.h"
 #include "coordinator/tenancy.h"
+#include "coordinator/unfittable.h"
 
 namespace scimesh::coordinator {
 namespace {

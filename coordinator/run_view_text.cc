@@ -3,6 +3,8 @@
 
 #include <rapidjson/document.h>
 
+#include "protocol/util/json_io.h"
+
 namespace scimesh::coordinator {
 namespace {
 
@@ -10,9 +12,9 @@ std::string OrDash(const std::optional<std::string>& s) { return s ? *s : "-"; }
 
 // " (class: message)" of an attempt's error JSON, or "".
 std::string ErrorText(const std::string& error_json) {
-  rapidjson::Document error;
-  error.Parse(error_json.data(), error_json.size());
-  if (error.HasParseError() || !error.IsObject()) return "";
+  auto parsed = scimesh::ParseJson(error_json, "attempt error");
+  if (!parsed.ok() || !parsed->IsObject()) return "";
+  const rapidjson::Document& error = *parsed;
   auto text = [&](const char* name) -> std::string {
     auto it = error.FindMember(name);
     return it != error.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";

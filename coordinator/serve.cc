@@ -18,12 +18,12 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "coordinator/artifact_collector.h"
 #include "coordinator/artifact_store.h"
 #include "coordinator/audit_log.h"
+#include "coordinator/database.h"
 #include "coordinator/http_api.h"
 #include "coordinator/http_server.h"
-#include "coordinator/database.h"
-#include "coordinator/artifact_collector.h"
 #include "coordinator/keys.h"
 #include "coordinator/ledger.h"
 #include "coordinator/metrics.h"

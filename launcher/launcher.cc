@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "launcher/placement/claim_order.h"
 #include "launcher/allocation/command_output.h"
 #include "launcher/allocation/node_probe.h"
+#include "launcher/placement/claim_order.h"
 #include "launcher/placement/unfittable_steps.h"
 #include "protocol/util/host_name.h"
 #include "protocol/util/log.h"

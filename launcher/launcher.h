@@ -16,13 +16,13 @@
 
 #include "launcher/allocation/allocation.h"
 #include "launcher/allocation_end.h"
-#include "launcher/placement/capacity.h"
-#include "launcher/timeline/events_log.h"
-#include "launcher/step/launch_command.h"
-#include "launcher/lease_engine.h"
-#include "launcher/placement/placement.h"
-#include "launcher/step/spank_use.h"
 #include "launcher/definitions/step_commands.h"
+#include "launcher/lease_engine.h"
+#include "launcher/placement/capacity.h"
+#include "launcher/placement/placement.h"
+#include "launcher/step/launch_command.h"
+#include "launcher/step/spank_use.h"
+#include "launcher/timeline/events_log.h"
 #include "protocol/client/client.h"
 
 namespace scimesh::launcher {

@@ -7,11 +7,11 @@
 
 #include "mpi/lease_keeper.h"
 #include "protocol/attempt/attempt_files.h"
+#include "protocol/attempt/lease_file.h"
+#include "protocol/attempt/lease_state.h"
 #include "protocol/client/client.h"
 #include "protocol/runtime/heartbeat_loop.h"
 #include "protocol/util/host_name.h"
-#include "protocol/attempt/lease_file.h"
-#include "protocol/attempt/lease_state.h"
 
 namespace scimesh::mpi {
 namespace {

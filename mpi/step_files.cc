@@ -7,8 +7,8 @@
 #include <cstring>
 
 #include "protocol/util/atomic_file.h"
-#include "protocol/wire/identifiers.h"
 #include "protocol/util/json_io.h"
+#include "protocol/wire/identifiers.h"
 
 namespace scimesh::mpi {
 

@@ -16,8 +16,8 @@
 #include "plugin/slurm_calls.h"
 #include "plugin/spank_log.h"
 #include "protocol/attempt/attempt_files.h"
-#include "protocol/util/host_name.h"
 #include "protocol/attempt/lease_state.h"
+#include "protocol/util/host_name.h"
 
 namespace scimesh::spank {
 namespace {

@@ -29,11 +29,11 @@ extern "C" {
 #include <slurm/slurm_errno.h>
 #include <slurm/slurm_version.h>
 
-#include "protocol/util/host_name.h"
 #include "protocol/attempt/lease_state.h"
+#include "protocol/util/host_name.h"
+#include "protocol/wire/wire_json.h"
 #include "tests/support/test_dir.h"
 #include "tests/support/test_lease.h"
-#include "protocol/wire/wire_json.h"
 
 namespace {
 

@@ -16,8 +16,8 @@
 #include <string>
 #include <thread>
 
-#include "protocol/util/json_io.h"
 #include "protocol/runtime/worker.h"
+#include "protocol/util/json_io.h"
 
 namespace {
 

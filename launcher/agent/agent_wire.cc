@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <initializer_list>
 
-#include "protocol/wire/identifiers.h"
 #include "protocol/util/json_io.h"
+#include "protocol/wire/identifiers.h"
 
 namespace scimesh::agent {
 namespace {

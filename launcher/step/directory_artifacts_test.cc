@@ -10,8 +10,8 @@
 #include <filesystem>
 
 #include "protocol/util/sha256.h"
-#include "tests/support/test_dir.h"
 #include "protocol/util/unique_fd.h"
+#include "tests/support/test_dir.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "launcher/placement/placement.h"
 #include "launcher/definitions/step_commands.h"
+#include "launcher/placement/placement.h"
 #include "protocol/util/status.h"
 #include "protocol/wire/wire.h"
 

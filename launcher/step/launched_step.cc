@@ -11,10 +11,10 @@
 #include "launcher/step/step_failure.h"
 #include "launcher/step/step_part.h"
 #include "launcher/step/step_results.h"
-#include "protocol/util/atomic_file.h"
 #include "protocol/attempt/attempt_files.h"
-#include "protocol/util/host_name.h"
 #include "protocol/attempt/lease_state.h"
+#include "protocol/util/atomic_file.h"
+#include "protocol/util/host_name.h"
 #include "protocol/util/log.h"
 
 namespace scimesh::launcher {

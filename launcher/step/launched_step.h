@@ -18,12 +18,12 @@
 #include <string>
 
 #include "launcher/allocation_end.h"
-#include "launcher/timeline/events_log.h"
-#include "launcher/step/launch_command.h"
-#include "launcher/placement/placement.h"
 #include "launcher/definitions/step_commands.h"
+#include "launcher/placement/placement.h"
+#include "launcher/step/launch_command.h"
 #include "launcher/step/step_process.h"
 #include "launcher/step/step_watch.h"
+#include "launcher/timeline/events_log.h"
 #include "protocol/runtime/step_context.h"
 #include "protocol/util/unique_fd.h"
 

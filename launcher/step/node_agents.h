@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "launcher/event_loop.h"
 #include "launcher/step/agent_channel.h"
 #include "launcher/step/agent_rendezvous.h"
-#include "launcher/event_loop.h"
 #include "launcher/step/step_process.h"
 
 namespace scimesh::launcher {

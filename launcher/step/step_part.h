@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "launcher/step/launch_command.h"
 #include "launcher/definitions/step_commands.h"
+#include "launcher/step/launch_command.h"
 #include "launcher/step/step_process.h"
 #include "protocol/runtime/step_context.h"
 

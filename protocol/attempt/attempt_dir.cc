@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "protocol/util/atomic_file.h"
 #include "protocol/attempt/attempt_files.h"
+#include "protocol/util/atomic_file.h"
 #include "protocol/wire/identifiers.h"
 #include "protocol/wire/wire_json.h"
 

@@ -12,9 +12,9 @@
 #include "protocol/attempt/lease_file.h"
 #include "protocol/attempt/lease_state.h"  // ReadLeaseStateAt: the FIFO case
 #include "protocol/attempt/placement_file.h"
+#include "protocol/wire/wire_json.h"
 #include "tests/support/test_dir.h"
 #include "tests/support/test_lease.h"
-#include "protocol/wire/wire_json.h"
 
 namespace scimesh {
 namespace {

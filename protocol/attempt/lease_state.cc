@@ -4,8 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "protocol/util/atomic_file.h"
 #include "protocol/attempt/attempt_files.h"
+#include "protocol/util/atomic_file.h"
 #include "protocol/util/json_io.h"
 
 namespace scimesh {

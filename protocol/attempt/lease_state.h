@@ -17,8 +17,8 @@
 #include <string_view>
 
 #include "protocol/util/cancellation.h"
-#include "protocol/wire/lease_deadline.h"
 #include "protocol/util/status.h"
+#include "protocol/wire/lease_deadline.h"
 
 namespace scimesh {
 

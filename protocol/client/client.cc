@@ -2,8 +2,8 @@
 #include "protocol/client/client.h"
 
 #include "protocol/client/coordinator_call.h"
-#include "protocol/wire/fail_message.h"
 #include "protocol/util/log.h"
+#include "protocol/wire/fail_message.h"
 #include "protocol/wire/wire_json.h"
 
 namespace scimesh {

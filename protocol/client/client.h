@@ -29,14 +29,14 @@
 #include <string>
 #include <string_view>
 
+#include "protocol/client/http_session.h"
 #include "protocol/util/backoff.h"
 #include "protocol/util/clock.h"
-#include "protocol/client/http_session.h"
-#include "protocol/wire/lease_deadline.h"
 #include "protocol/util/sha256.h"
 #include "protocol/util/status.h"
 #include "protocol/util/token.h"
 #include "protocol/util/url.h"
+#include "protocol/wire/lease_deadline.h"
 #include "protocol/wire/wire.h"
 
 namespace scimesh {

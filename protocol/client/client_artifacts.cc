@@ -3,8 +3,8 @@
 // to another origin.
 #include "protocol/client/client.h"
 #include "protocol/client/coordinator_call.h"
-#include "protocol/wire/identifiers.h"
 #include "protocol/util/log.h"
+#include "protocol/wire/identifiers.h"
 #include "protocol/wire/wire_json.h"
 
 namespace scimesh {

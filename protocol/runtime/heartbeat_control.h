@@ -12,10 +12,10 @@
 #include <optional>
 #include <string>
 
-#include "protocol/util/cancellation.h"
-#include "protocol/client/client.h"
-#include "protocol/wire/lease_deadline.h"
 #include "protocol/attempt/lease_state.h"
+#include "protocol/client/client.h"
+#include "protocol/util/cancellation.h"
+#include "protocol/wire/lease_deadline.h"
 
 namespace scimesh {
 

@@ -13,9 +13,9 @@
 #include <optional>
 #include <string>
 
+#include "protocol/client/http_exchange.h"
 #include "protocol/runtime/heartbeat_control.h"
 #include "protocol/runtime/heartbeat_state.h"
-#include "protocol/client/http_exchange.h"
 
 namespace scimesh {
 

@@ -5,10 +5,10 @@
 
 #include <sys/stat.h>
 
-#include "protocol/wire/fail_message.h"
+#include "protocol/attempt/step_output.h"
 #include "protocol/util/json_io.h"
 #include "protocol/util/log.h"
-#include "protocol/attempt/step_output.h"
+#include "protocol/wire/fail_message.h"
 
 namespace scimesh {
 namespace {

@@ -18,11 +18,11 @@
 #include <string>
 
 #include "protocol/attempt/attempt_dir.h"
-#include "protocol/util/cancellation.h"
 #include "protocol/client/client.h"
 #include "protocol/runtime/heartbeat_control.h"
 #include "protocol/runtime/step_context.h"
 #include "protocol/runtime/worker.h"
+#include "protocol/util/cancellation.h"
 
 namespace scimesh {
 

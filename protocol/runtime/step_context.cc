@@ -7,8 +7,8 @@
 
 #include "protocol/attempt/attempt_dir.h"
 #include "protocol/runtime/heartbeat_control.h"
-#include "protocol/wire/identifiers.h"
 #include "protocol/util/json_io.h"
+#include "protocol/wire/identifiers.h"
 
 namespace scimesh {
 

@@ -17,8 +17,8 @@
 #include <rapidjson/document.h>
 
 #include "protocol/util/cancellation.h"
-#include "protocol/wire/lease_deadline.h"
 #include "protocol/util/status.h"
+#include "protocol/wire/lease_deadline.h"
 #include "protocol/wire/wire.h"
 
 namespace scimesh {

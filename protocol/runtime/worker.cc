@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "protocol/util/host_name.h"
 #include "protocol/runtime/lease_runner.h"
+#include "protocol/util/host_name.h"
 #include "protocol/util/log.h"
 
 namespace scimesh {

@@ -14,8 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/support/test_dir.h"
 #include "protocol/util/unique_fd.h"
+#include "tests/support/test_dir.h"
 
 namespace scimesh {
 namespace {

@@ -1,10 +1,10 @@
 // JSON for the lease calls (started, heartbeat, complete, fail), artifact
 // references and the error body.
-#include "protocol/wire/identifiers.h"
 #include "protocol/util/json_io.h"
+#include "protocol/wire/identifiers.h"
 #include "protocol/wire/wire_json.h"
-#include "protocol/wire/wire_limits.h"
 #include "protocol/wire/wire_json_parts.h"
+#include "protocol/wire/wire_limits.h"
 
 namespace scimesh {
 namespace {

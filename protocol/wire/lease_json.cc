@@ -1,8 +1,8 @@
 // JSON for claim requests/responses and the lease (docs/protocol.md "claim", "The lease").
 #include <limits>
 
-#include "protocol/wire/identifiers.h"
 #include "protocol/util/json_io.h"
+#include "protocol/wire/identifiers.h"
 #include "protocol/wire/wire_json.h"
 #include "protocol/wire/wire_limits.h"
 

@@ -1,8 +1,8 @@
 // JSON for the register call: the worker and the definitions it holds.
 #include <algorithm>
 
-#include "protocol/wire/identifiers.h"
 #include "protocol/util/json_io.h"
+#include "protocol/wire/identifiers.h"
 #include "protocol/wire/wire_json.h"
 #include "protocol/wire/wire_limits.h"
 

@@ -1,6 +1,6 @@
 // JSON for the run API (scope execute): start, show, journal, cancel.
-#include "protocol/wire/identifiers.h"
 #include "protocol/util/json_io.h"
+#include "protocol/wire/identifiers.h"
 #include "protocol/wire/wire_json.h"
 #include "protocol/wire/wire_json_parts.h"
 #include "protocol/wire/wire_limits.h"

@@ -3,8 +3,8 @@
 // server, by the same tests: they keep the new expiry, rewrite the state
 // file, cancel on fenced, run_terminal and a passed deadline, and follow a
 // take-over by another holder.
-#include "protocol/runtime/heartbeat_loop.h"
 #include "protocol/runtime/heartbeat_hub.h"
+#include "protocol/runtime/heartbeat_loop.h"
 
 #include <atomic>
 #include <condition_variable>

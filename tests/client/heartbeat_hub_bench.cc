@@ -24,8 +24,8 @@
 #include "protocol/runtime/heartbeat_hub.h"
 #include "protocol/runtime/heartbeat_loop.h"
 #include "protocol/util/log.h"
-#include "tests/support/test_dir.h"
 #include "tests/client/hostile_server.h"
+#include "tests/support/test_dir.h"
 
 using namespace scimesh;
 using testing::HostileServer;

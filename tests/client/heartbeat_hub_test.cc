@@ -17,10 +17,10 @@
 
 #include "protocol/attempt/lease_state.h"
 #include "protocol/util/log.h"
-#include "tests/support/test_dir.h"
 #include "tests/client/fake_coordinator.h"
 #include "tests/client/hostile_server.h"
 #include "tests/lib/time_scale.h"
+#include "tests/support/test_dir.h"
 
 namespace scimesh {
 namespace {

@@ -29,8 +29,8 @@
 
 #include "launcher/lease_engine.h"
 #include "protocol/util/host_name.h"
-#include "tests/support/test_dir.h"
 #include "tests/client/fake_coordinator.h"
+#include "tests/support/test_dir.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "protocol/util/cancellation.h"
 #include "protocol/attempt/lease_state.h"
+#include "protocol/util/cancellation.h"
 
 namespace {
 
