@@ -81,8 +81,7 @@ std::string WorkflowDefinition::CanonicalText() const {
     WriteString(w, Name(s.delivery));
     w.Key("id");
     WriteString(w, s.id);
-    w.Key("input");
-    WriteRawJson(w, s.input_template);
+    WriteRaw(w, "input", s.input_template);
     w.Key("max_attempts");
     w.Int64(s.max_attempts);
     w.Key("needs");

@@ -133,12 +133,10 @@ std::string WithReport(std::string_view detail_json, const std::optional<std::st
   }
   // Both were checked JSON when they were stored (heartbeat, complete).
   if (progress_json) {
-    w.Key("progress");
-    WriteRawJson(w, *progress_json);
+    WriteRaw(w, "progress", *progress_json);
   }
   if (usage_json) {
-    w.Key("usage");
-    WriteRawJson(w, *usage_json);
+    WriteRaw(w, "usage", *usage_json);
   }
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());

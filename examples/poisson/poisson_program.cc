@@ -8,6 +8,7 @@
 #include <string>
 
 #include "examples/poisson/solve.h"
+#include "examples/poisson/step_end.h"
 #include "protocol/util/log.h"
 
 namespace scimesh::poisson {
@@ -73,15 +74,7 @@ int RunAsStep() {
       exit_code = Publish(step, *report);
     }
   }
-  const int end = step.end();
-  if (end != SCIMESH_OK && end != SCIMESH_ERR_LEASE_LOST) {
-    log->error("cannot end the step: {}: {}", scimesh_strerror(end), scimesh_step_last_error());
-    return 3;
-  }
-  // Agree on one exit code: rank 0 alone publishes, and mpirun/srun report
-  // the worst rank's status.
-  MPI_Bcast(&exit_code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return exit_code;
+  return EndStepAndAgree(step, exit_code, *log);  // rank 0 alone published
 }
 
 int RunStandalone(std::string_view input_json) {

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "examples/poisson/convergence.h"
+#include "examples/poisson/step_end.h"
 #include "protocol/util/log.h"
 
 namespace scimesh::poisson {
@@ -45,13 +46,7 @@ int RunReportAsStep() {
       exit_code = 3;
     }
   }
-  const int end = step.end();
-  if (end != SCIMESH_OK && end != SCIMESH_ERR_LEASE_LOST) {
-    log->error("cannot end the step: {}: {}", scimesh_strerror(end), scimesh_step_last_error());
-    return 3;
-  }
-  MPI_Bcast(&exit_code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return exit_code;
+  return EndStepAndAgree(step, exit_code, *log);
 }
 
 int RunReportStandalone(std::string_view previous_json) {

@@ -6,6 +6,17 @@
 
 namespace scimesh::launcher {
 
+std::vector<std::string_view> SplitCommas(std::string_view text) {
+  std::vector<std::string_view> items;
+  for (size_t start = 0; start <= text.size();) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    items.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return items;
+}
+
 Result<long long> ParseInteger(std::string_view text, long long min, long long max) {
   long long value = 0;
   const char* first = text.data();
@@ -26,11 +37,7 @@ Result<long long> ParseInteger(std::string_view text, long long min, long long m
 Result<std::vector<int>> ParseIndexList(std::string_view text, int max_index, size_t max_count) {
   if (text.empty()) return Status::InvalidArgument("empty index list");
   std::vector<int> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = text.substr(start, comma - start);
+  for (std::string_view item : SplitCommas(text)) {
     if (item.empty()) return Status::InvalidArgument("empty item in index list '" + std::string(text) + "'");
     size_t dash = item.find('-');
     std::string_view lo_text = item.substr(0, dash);
@@ -49,7 +56,6 @@ Result<std::vector<int>> ParseIndexList(std::string_view text, int max_index, si
                                      std::to_string(max_count) + " indices");
     }
     for (long long i = *lo; i <= *hi; ++i) out.push_back(static_cast<int>(i));
-    start = comma + 1;
   }
   std::sort(out.begin(), out.end());
   if (auto dup = std::adjacent_find(out.begin(), out.end()); dup != out.end()) {

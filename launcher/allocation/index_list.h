@@ -28,4 +28,7 @@ std::string FormatHexMask(const std::vector<int>& indices);
 // Parses a decimal integer in [min, max] with nothing around it.
 Result<long long> ParseInteger(std::string_view text, long long min, long long max);
 
+// The items of "a,b,,c" between commas, empty ones included ("" gives one).
+std::vector<std::string_view> SplitCommas(std::string_view text);
+
 }  // namespace scimesh::launcher

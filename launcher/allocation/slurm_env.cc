@@ -123,11 +123,7 @@ Result<std::vector<std::string>> ExpandHostList(std::string_view list, size_t ma
 Result<std::vector<int>> ExpandCpusPerNode(std::string_view text, size_t node_count) {
   if (text.empty()) return Status::InvalidArgument("empty cpus-per-node list");
   std::vector<int> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = text.substr(start, comma - start);
+  for (std::string_view item : SplitCommas(text)) {
     // "N" or "N(xK)": K nodes with N cpus each.
     std::string_view count_text = item;
     long long repeat = 1;
@@ -154,7 +150,6 @@ Result<std::vector<int>> ExpandCpusPerNode(std::string_view text, size_t node_co
                                      std::to_string(node_count) + " nodes of the node list");
     }
     out.insert(out.end(), static_cast<size_t>(repeat), static_cast<int>(*cpus));
-    start = comma + 1;
   }
   if (out.size() != node_count) {
     return Status::InvalidArgument("cpus-per-node '" + std::string(text) + "' names " + std::to_string(out.size()) +

@@ -187,6 +187,11 @@ void WriteString(JsonWriter& w, std::string_view key, std::string_view value) {
   w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
 }
 
+void WriteRaw(JsonWriter& w, std::string_view key, std::string_view json_text) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  WriteRawJson(w, json_text);
+}
+
 void WriteInt(JsonWriter& w, std::string_view key, int64_t value) {
   w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
   w.Int64(value);

@@ -78,6 +78,8 @@ void WriteRawJson(JsonWriter& w, std::string_view json_text);
 // Writes a string member; std::string_view keys and values.
 void WriteString(JsonWriter& w, std::string_view key, std::string_view value);
 void WriteInt(JsonWriter& w, std::string_view key, int64_t value);
+// A member whose value is already-validated JSON text (WriteRawJson).
+void WriteRaw(JsonWriter& w, std::string_view key, std::string_view json_text);
 
 // A read-only view of a JSON object with the path used in error messages
 // ("leases[0].input_artifacts[1]"). Does not own the value. Every failure is

@@ -50,8 +50,7 @@ std::string SerializeBeatRequest(const BeatRequest& r) {
   WriteString(w, "worker_id", r.worker_id);
   WriteInt(w, "attempt", r.attempt);
   if (r.progress_json) {
-    w.Key("progress");
-    WriteRawJson(w, *r.progress_json);
+    WriteRaw(w, "progress", *r.progress_json);
   }
   w.EndObject();
   return JsonText(buf);
@@ -95,15 +94,12 @@ std::string SerializeCompleteRequest(const CompleteRequest& r) {
   w.StartObject();
   WriteString(w, "worker_id", r.worker_id);
   WriteInt(w, "attempt", r.attempt);
-  w.Key("output");
-  WriteRawJson(w, r.output_json);
+  WriteRaw(w, "output", r.output_json);
   if (r.state_patch_json) {
-    w.Key("state_patch");
-    WriteRawJson(w, *r.state_patch_json);
+    WriteRaw(w, "state_patch", *r.state_patch_json);
   }
   if (r.usage_json) {
-    w.Key("usage");
-    WriteRawJson(w, *r.usage_json);
+    WriteRaw(w, "usage", *r.usage_json);
   }
   w.Key("artifacts");
   w.StartArray();

@@ -26,14 +26,10 @@ void WriteLease(JsonWriter& w, const Lease& l, std::optional<std::string_view> c
   WriteString(w, "workflow", l.workflow);
   WriteString(w, "version", l.version);
   WriteInt(w, "attempt", l.attempt);
-  w.Key("input");
-  WriteRawJson(w, l.input_json);
-  w.Key("previous");
-  WriteRawJson(w, l.previous_json);
-  w.Key("run_state");
-  WriteRawJson(w, l.run_state_json);
-  w.Key("correlation");
-  WriteRawJson(w, l.correlation_json);
+  WriteRaw(w, "input", l.input_json);
+  WriteRaw(w, "previous", l.previous_json);
+  WriteRaw(w, "run_state", l.run_state_json);
+  WriteRaw(w, "correlation", l.correlation_json);
   WriteString(w, "idempotency_key", l.idempotency_key);
   WriteString(w, "trace_id", l.trace_id);
   WriteString(w, "span_id", l.span_id);

@@ -17,8 +17,7 @@ void WriteStep(JsonWriter& w, const StepDefinition& s) {
   for (const auto& n : s.needs) w.String(n.data(), static_cast<rapidjson::SizeType>(n.size()));
   w.EndArray();
   if (s.input_json) {
-    w.Key("input");
-    WriteRawJson(w, *s.input_json);
+    WriteRaw(w, "input", *s.input_json);
   }
   if (s.resources) {
     w.Key("resources");

@@ -67,11 +67,9 @@ std::string SerializeRunCreateRequest(const RunCreateRequest& r) {
   w.StartObject();
   WriteString(w, "workflow", r.workflow);
   if (r.version) WriteString(w, "version", *r.version);
-  w.Key("input");
-  WriteRawJson(w, r.input_json);
+  WriteRaw(w, "input", r.input_json);
   if (r.correlation_json) {
-    w.Key("correlation");
-    WriteRawJson(w, *r.correlation_json);
+    WriteRaw(w, "correlation", *r.correlation_json);
   }
   if (r.deadline_s) WriteInt(w, "deadline_s", *r.deadline_s);
   w.EndObject();
@@ -119,12 +117,9 @@ std::string SerializeRunView(const RunView& r) {
   WriteString(w, "workflow", r.workflow);
   WriteString(w, "version", r.version);
   WriteString(w, "status", r.status);
-  w.Key("input");
-  WriteRawJson(w, r.input_json);
-  w.Key("state");
-  WriteRawJson(w, r.state_json);
-  w.Key("correlation");
-  WriteRawJson(w, r.correlation_json);
+  WriteRaw(w, "input", r.input_json);
+  WriteRaw(w, "state", r.state_json);
+  WriteRaw(w, "correlation", r.correlation_json);
   WriteString(w, "created_at", r.created_at);
   WriteOptString(w, "finished_at", r.finished_at);
   WriteOptString(w, "deadline_at", r.deadline_at);
@@ -145,17 +140,13 @@ std::string SerializeRunView(const RunView& r) {
       WriteOptString(w, "claimed_at", a.claimed_at);
       WriteOptString(w, "started_at", a.started_at);
       WriteOptString(w, "ended_at", a.ended_at);
-      w.Key("error");
-      WriteRawJson(w, a.error_json);
-      w.Key("progress");
-      WriteRawJson(w, a.progress_json);
-      w.Key("usage");
-      WriteRawJson(w, a.usage_json);
+      WriteRaw(w, "error", a.error_json);
+      WriteRaw(w, "progress", a.progress_json);
+      WriteRaw(w, "usage", a.usage_json);
       w.EndObject();
     }
     w.EndArray();
-    w.Key("output");
-    WriteRawJson(w, s.output_json);
+    WriteRaw(w, "output", s.output_json);
     w.Key("artifacts");
     w.StartArray();
     for (const auto& a : s.artifacts) WriteArtifactRef(w, a);
@@ -216,8 +207,7 @@ std::string SerializeJournal(const Journal& j) {
     if (e.attempt) w.Int64(*e.attempt);
     else w.Null();
     WriteOptString(w, "worker_id", e.worker_id);
-    w.Key("detail");
-    WriteRawJson(w, e.detail_json);
+    WriteRaw(w, "detail", e.detail_json);
     w.EndObject();
   }
   w.EndArray();
