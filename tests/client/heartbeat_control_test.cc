@@ -58,13 +58,24 @@ class HeartbeatControlTest : public ::testing::TestWithParam<Keeper> {
   }
 
   // Keeps a lease beating every 50 ms against `s` until its deadline (`ttl`
-  // from now) ends it, as it must when no beat succeeds. Returns its beats().
+  // from now) ends it, as it must when no beat succeeds; on a ManualClock
+  // moved 10 ms at a time, so the lease is seen to end once its clock
+  // passes the deadline and not before, however slow the machine. Returns
+  // its beats().
   int64_t BeatUntilExpired(const HostileServer& s, Millis ttl) {
+    UseManualClock();
     auto token = std::make_shared<CancellationToken>();
     auto keeper = Keep(s, Config(Millis(50), ttl), token);
+    const MonoTime deadline = manual_.Now() + ttl;
     EXPECT_TRUE(keeper->Start().ok());
-    EXPECT_TRUE(token->WaitFor(Millis(5000)));
+    const auto give_up = std::chrono::steady_clock::now() + Millis(10000);
+    while (!token->WaitFor(Millis(2)) && std::chrono::steady_clock::now() < give_up) {
+      EXPECT_LT(manual_.Now(), deadline + kMinBeatGap + Millis(20)) << "still held well past its deadline";
+      manual_.Advance(Millis(10));
+    }
+    EXPECT_TRUE(token->cancelled());
     EXPECT_EQ(token->reason(), CancelReason::kExpired);
+    EXPECT_GE(manual_.Now(), deadline) << "lost before its deadline";
     keeper->Stop();
     return keeper->beats();
   }
