@@ -20,11 +20,12 @@ DEV_CLUSTER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.pa
                            "scripts", "dev-cluster")
 
 
-def schedule(seed, count, horizon_s, start_s=8.0):
-    """`count` faults spread over [start_s, horizon_s], each kind at least once
-    when count allows, in seeded order."""
+def schedule(seed, count, horizon_s, start_s=8.0, kinds_allowed=KINDS):
+    """`count` faults spread over [start_s, horizon_s], each of
+    `kinds_allowed` at least once when count allows, in seeded order."""
     rng = random.Random("faults:%d" % seed)
-    kinds = list(KINDS) * (count // len(KINDS)) + rng.sample(KINDS, count % len(KINDS))
+    pool = list(kinds_allowed)
+    kinds = pool * (count // len(pool)) + rng.sample(pool, count % len(pool))
     rng.shuffle(kinds)
     step = (horizon_s - start_s) / max(count, 1)
     return [(round(start_s + i * step + rng.uniform(0, step * 0.8), 2), k, rng.random())

@@ -46,6 +46,12 @@ class WorkloadTest(unittest.TestCase):
         self.assertEqual(times, sorted(times))
         self.assertLessEqual(times[-1], 120)
 
+    def test_a_kind_left_out_is_never_scheduled(self):
+        kinds = tuple(k for k in faults.KINDS if k != "node_death")
+        sched = faults.schedule(1, 36, 120, kinds_allowed=kinds)
+        self.assertEqual(len(sched), 36)
+        self.assertEqual({k for _, k, _ in sched}, set(kinds))
+
 
 if __name__ == "__main__":
     unittest.main()
