@@ -4,6 +4,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "protocol/attempt/attempt_files.h"
 #include "protocol/util/atomic_file.h"
 #include "protocol/util/json_io.h"
@@ -125,7 +128,10 @@ bool HeldBy(const LeaseState& s, LeaseHolder holder) { return s.holder == holder
 
 std::optional<LeaseDeadline> DeadlineOnHost(const LeaseState& s, std::string_view host) {
   if (s.host != host || s.deadline_mono_ms <= 0) return std::nullopt;
-  return LeaseDeadline::At(MonoTime(std::chrono::milliseconds(s.deadline_mono_ms)));
+  // A reading past what the clock can hold (the file is anyone's to write)
+  // is the far future, not an overflow.
+  constexpr int64_t kLatestMs = std::chrono::duration_cast<Millis>(MonoTime::duration::max()).count();
+  return LeaseDeadline::At(MonoTime(Millis(std::min(s.deadline_mono_ms, kLatestMs))));
 }
 
 LeaseState HandedBack(LeaseState s, LeaseHolder to, int64_t pid) {

@@ -2,7 +2,9 @@
 #include "protocol/attempt/lease_state.h"
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -101,6 +103,13 @@ TEST(LeaseStateRules, DeadlineCountsOnlyOnTheHostThatMeasuredIt) {
   EXPECT_FALSE(DeadlineOnHost(s, "n2").has_value());
   s.deadline_mono_ms = 0;
   EXPECT_FALSE(DeadlineOnHost(s, "n1").has_value());
+  // A planted reading past what the clock holds is the far future (UBSan
+  // checks that no conversion overflows).
+  for (int64_t huge : {int64_t{1} << 50, std::numeric_limits<int64_t>::max()}) {
+    s.deadline_mono_ms = huge;
+    ASSERT_TRUE(DeadlineOnHost(s, "n1").has_value());
+    EXPECT_FALSE(DeadlineOnHost(s, "n1")->PassedAt(SteadyClock().Now()));
+  }
 }
 
 TEST(LeaseStateRules, TakeOverAndHandBack) {
