@@ -31,11 +31,15 @@ Status OpenError(std::string_view name, int err) {
   }
 }
 
+// How messages name the file: its role when given, else its last component.
+std::string ShownAs(std::string_view name, const ReadRules& rules) {
+  return rules.role.empty() ? Shown(name) : std::string(rules.role);
+}
+
 // Opens and checks everything but the size; messages name the file `shown`.
-Result<UniqueFd> OpenChecked(int dir_fd, std::string_view name, uid_t owner, const ReadRules& rules,
-                             struct stat* st) {
+Result<UniqueFd> OpenChecked(int dir_fd, std::string_view name, const std::string& shown, uid_t owner,
+                             const ReadRules& rules, struct stat* st) {
   const std::string n(name);
-  const std::string shown = rules.role.empty() ? Shown(name) : std::string(rules.role);
   UniqueFd fd(::openat(dir_fd, n.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) return OpenError(shown, errno);
   if (::fstat(fd.get(), st) != 0) return OpenError(shown, errno);
@@ -72,9 +76,9 @@ Result<std::string> ReadAttemptFile(int dir_fd, std::string_view name, uid_t own
 
 Result<std::string> ReadAttemptFile(int dir_fd, std::string_view name, uid_t owner, size_t max_bytes,
                                     const ReadRules& rules) {
-  const std::string shown = rules.role.empty() ? Shown(name) : std::string(rules.role);
+  const std::string shown = ShownAs(name, rules);
   struct stat st {};
-  SCIMESH_ASSIGN_OR_RETURN(UniqueFd fd, OpenChecked(dir_fd, name, owner, rules, &st));
+  SCIMESH_ASSIGN_OR_RETURN(UniqueFd fd, OpenChecked(dir_fd, name, shown, owner, rules, &st));
   if (static_cast<size_t>(st.st_size) > max_bytes) {
     return Status::InvalidArgument(shown + ": larger than " + std::to_string(max_bytes) + " bytes (refused)");
   }
@@ -87,7 +91,7 @@ Result<std::string> ReadAttemptFile(int dir_fd, std::string_view name, uid_t own
 
 Result<std::string> ReadAttemptFileTail(int dir_fd, std::string_view name, uid_t owner, size_t max_bytes) {
   struct stat st {};
-  SCIMESH_ASSIGN_OR_RETURN(UniqueFd fd, OpenChecked(dir_fd, name, owner, ReadRules{}, &st));
+  SCIMESH_ASSIGN_OR_RETURN(UniqueFd fd, OpenChecked(dir_fd, name, Shown(name), owner, ReadRules{}, &st));
   if (static_cast<size_t>(st.st_size) > max_bytes) {
     ::lseek(fd.get(), static_cast<off_t>(static_cast<size_t>(st.st_size) - max_bytes), SEEK_SET);
   }
