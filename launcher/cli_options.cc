@@ -39,8 +39,10 @@ Options:
   --drain-grace S      on drain, running steps get S seconds to finish before
                        they are stopped and failed `preempted` (default 60)
   --walltime S         treat the allocation as ending S seconds from now
-  --idle-exit S        exit after S seconds with nothing to do (default 300;
-                       0: never)
+  --idle-exit S        exit after S seconds with nothing to do, also when the
+                       coordinator cannot be reached (default 300; 0: never)
+  --register-retry S   at start, retry an unreachable coordinator for S
+                       seconds, then exit 1 (default 15)
   --wait-ms MS         long-poll time of each claim (default 20000)
   --run ID             only claim steps of this run
   --kill-grace S       SIGTERM -> SIGKILL for a stopped step (default 10)
@@ -164,6 +166,8 @@ constexpr ValueOption kValueOptions[] = {
      [](const std::string& v, CliOptions& o) { return ParseSeconds(v, &o.config.policy.drain_margin); }},
     {"--drain-grace", [](const std::string& v, CliOptions& o) { return ParseSeconds(v, &o.config.drain_grace); }},
     {"--idle-exit", [](const std::string& v, CliOptions& o) { return ParseSeconds(v, &o.config.idle_exit); }},
+    {"--register-retry",
+     [](const std::string& v, CliOptions& o) { return ParseSeconds(v, &o.config.register_retry); }},
     {"--kill-grace", [](const std::string& v, CliOptions& o) { return ParseSeconds(v, &o.config.kill_grace); }},
     {"--walltime", [](const std::string& v, CliOptions& o) { return ParseSeconds(v, &o.config.walltime); }},
 };

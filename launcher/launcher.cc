@@ -208,7 +208,7 @@ int Launcher::Run() {
   reg.version = "scimesh-launch 0.1.0";
   reg.concurrency = config_.policy.concurrency;
   reg.definitions = commands_->definitions();
-  auto registered = claim_client_->Register(reg);
+  auto registered = claim_client_->Register(reg, std::chrono::duration_cast<Millis>(config_.register_retry));
   if (!registered.ok()) {
     Log()->error("{}", registered.status().message());  // "register: <what failed and why>"
     return 1;
@@ -231,6 +231,7 @@ int Launcher::Run() {
 }
 
 void Launcher::ClaimLoop() {
+  ClaimPacing pacing;
   auto idle_since = std::chrono::steady_clock::now();
   while (!draining_) {
     auto left = TimeLeftNow();
@@ -245,39 +246,59 @@ void Launcher::ClaimLoop() {
     }
     ClaimCapacity cap = ComputeClaimCapacity(placer_->Free(), left, held, config_.policy);
     if (held > 0) idle_since = std::chrono::steady_clock::now();
-    if (config_.idle_exit.count() > 0 && held == 0 &&
-        std::chrono::steady_clock::now() - idle_since > config_.idle_exit) {
+    // How long an idle launcher may still wait for an offer before it leaves.
+    std::optional<Millis> idle_left;
+    if (config_.idle_exit.count() > 0 && held == 0) {
+      idle_left = std::chrono::duration_cast<Millis>(config_.idle_exit - (std::chrono::steady_clock::now() - idle_since));
+    }
+    if (idle_left && *idle_left <= Millis(0)) {
       Log()->info("idle for {} s with nothing offered: exiting{}", config_.idle_exit.count(),
                   UnfittableTail(unfittable_));
       break;
     }
-    if (cap.max == 0) {
+    Millis pause = cap.max == 0 ? Millis(1000) : ClaimOnce(cap, held, idle_left, pacing, idle_since);
+    if (idle_left) pause = std::min(pause, *idle_left);
+    if (pause > Millis(0) && !draining_) {
       std::unique_lock<std::mutex> lock(mu_);
-      changed_.wait_for(lock, std::chrono::seconds(1));
-      continue;
+      changed_.wait_for(lock, pause);
     }
-    ClaimRequest req;
-    req.worker_id = config_.worker_id;
-    req.max = cap.max;
-    // While steps run, a long poll would keep the `free` it was sent with
-    // after they end: poll briefly so freed cores are offered soon.
-    req.wait_ms = held > 0 ? std::min<int64_t>(config_.wait_ms, kBusyWaitMs) : config_.wait_ms;
-    req.run_id = config_.run_id;
-    req.free = cap.free;
-    auto claimed = claim_client_->Claim(req);
-    if (!claimed.ok()) {
-      if (draining_) break;
-      Log()->warn("{}; retrying", claimed.status().message());
-      std::unique_lock<std::mutex> lock(mu_);
-      changed_.wait_for(lock, std::chrono::seconds(2));
-      continue;
-    }
-    events_->Claim(static_cast<int>(claimed->response.leases.size()), cap.max);
-    if (!claimed->response.leases.empty()) idle_since = std::chrono::steady_clock::now();
-    std::vector<Lease> leases = std::move(claimed->response.leases);
-    OrderForPlacement(leases);  // the set fits as a whole only when placed widest first
-    for (const Lease& lease : leases) StartLease(lease, claimed->sent_at);
   }
+}
+
+Millis Launcher::ClaimOnce(const ClaimCapacity& cap, size_t held, std::optional<Millis> idle_left,
+                           ClaimPacing& pacing, std::chrono::steady_clock::time_point& idle_since) {
+  ClaimRequest req;
+  req.worker_id = config_.worker_id;
+  req.max = cap.max;
+  // While steps run, a long poll would keep the `free` it was sent with
+  // after they end: poll briefly so freed cores are offered soon.
+  req.wait_ms = held > 0 ? std::min<int64_t>(config_.wait_ms, kBusyWaitMs) : config_.wait_ms;
+  req.run_id = config_.run_id;
+  req.free = cap.free;
+  // An idle launcher leaves at --idle-exit, also in the middle of retrying
+  // an unreachable coordinator.
+  std::optional<Millis> budget;
+  if (idle_left) budget = std::max(*idle_left, Millis(1000));
+  const auto asked_at = std::chrono::steady_clock::now();
+  auto claimed = claim_client_->Claim(req, budget);
+  if (!claimed.ok()) {
+    if (draining_) return Millis(0);
+    bool first = false;
+    const Millis pause = pacing.Failed(claimed.status().message(), &first);
+    // Said once per distinct failure; the events file has one line for it too.
+    Log()->log(first ? spdlog::level::warn : spdlog::level::debug, "{}; claiming again in {} ms",
+               claimed.status().message(), pause.count());
+    events_->ClaimFailed(claimed.status().message());
+    return pause;
+  }
+  const int offered = static_cast<int>(claimed->response.leases.size());
+  events_->Claim(offered, cap.max);
+  if (offered > 0) idle_since = std::chrono::steady_clock::now();
+  const Millis held_for = std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - asked_at);
+  std::vector<Lease> leases = std::move(claimed->response.leases);
+  OrderForPlacement(leases);  // the set fits as a whole only when placed widest first
+  for (const Lease& lease : leases) StartLease(lease, claimed->sent_at);
+  return pacing.Answered(offered, held_for, Millis(req.wait_ms));
 }
 
 void Launcher::StartLease(const Lease& lease, MonoTime claim_sent_at) {

@@ -16,6 +16,7 @@
 
 #include "launcher/allocation/allocation.h"
 #include "launcher/allocation_end.h"
+#include "launcher/claim_pacing.h"
 #include "launcher/definitions/step_commands.h"
 #include "launcher/lease_engine.h"
 #include "launcher/placement/capacity.h"
@@ -35,6 +36,7 @@ struct LauncherConfig {
   std::string worker_id;                // default <cluster>/<job id>/<host> or <host>/<pid>
   std::string events_path;              // empty: none
   std::chrono::seconds idle_exit{300};  // exit after this long with nothing held or offered; 0: never
+  std::chrono::seconds register_retry{15};  // how long registration retries an unreachable coordinator
   ClaimPolicy policy;                   // drain margin, concurrency
   std::chrono::seconds drain_grace{60}; // on drain, how long running steps may still finish
   std::optional<std::chrono::seconds> walltime;  // --walltime: the allocation ends this long from now
@@ -86,6 +88,10 @@ class Launcher {
   Status CreateClaimClient();
   Status CreateEngine();
   void ClaimLoop();
+  // One claim sized to `cap`: starts what it offers; returns how long to
+  // pause before the next (ClaimPacing). `idle_left`: time until --idle-exit.
+  Millis ClaimOnce(const ClaimCapacity& cap, size_t held, std::optional<Millis> idle_left, ClaimPacing& pacing,
+                   std::chrono::steady_clock::time_point& idle_since);
   void StartLease(const Lease& lease, MonoTime claim_sent_at);
   void LeaseEnded(const Lease& lease, const LeaseReport& report, std::optional<uint64_t> placement_id);
   void Drain();

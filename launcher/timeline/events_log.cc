@@ -21,8 +21,14 @@ std::string IntList(const std::vector<int>& v) {
 
 std::string LeaseFields(const Lease& l) {
   return "\"lease_id\":" + JsonString(l.lease_id) + ",\"run_id\":" + JsonString(l.run_id) +
-         ",\"step_id\":" + JsonString(l.step_id) + ",\"attempt\":" + std::to_string(l.attempt);
+         ",\"workflow\":" + JsonString(l.workflow) + ",\"step_id\":" + JsonString(l.step_id) +
+         ",\"attempt\":" + std::to_string(l.attempt);
 }
+
+double Now() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+// How long repeats of one condition are held back at most.
+constexpr double kRepeatsFlushS = 60;
 
 }  // namespace
 
@@ -62,14 +68,45 @@ Result<std::unique_ptr<EventsLog>> EventsLog::Open(const std::string& path) {
 }
 
 EventsLog::~EventsLog() {
-  // Every line was flushed, and checked, when written: closing loses nothing.
+  // Every line was flushed, and checked, when written: closing loses nothing
+  // but the repeats still counted.
+  std::lock_guard<std::mutex> lock(mu_);
+  FlushRepeatsLocked();
   if (file_ != nullptr) (void)std::fclose(file_);
 }
 
 void EventsLog::Write(std::string_view event, const std::string& fields) {
   if (file_ == nullptr) return;
-  double t = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::lock_guard<std::mutex> lock(mu_);
+  WriteLocked(Now(), event, fields);
+}
+
+void EventsLog::WriteCondition(std::string_view event, const std::string& fields, bool repeatable) {
+  if (file_ == nullptr) return;
+  const double t = Now();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (repeatable && event == condition_event_ && fields == condition_fields_) {
+    ++repeats_;
+    last_repeat_t_ = t;
+    if (t - condition_written_t_ >= kRepeatsFlushS) FlushRepeatsLocked();
+    return;
+  }
+  FlushRepeatsLocked();
+  WriteLocked(t, event, fields);
+  condition_event_ = repeatable ? std::string(event) : std::string();
+  condition_fields_ = repeatable ? fields : std::string();
+  condition_written_t_ = t;
+}
+
+void EventsLog::FlushRepeatsLocked() {
+  if (repeats_ == 0) return;
+  WriteLocked(last_repeat_t_, condition_event_, condition_fields_ + ",\"repeated\":" + std::to_string(repeats_));
+  repeats_ = 0;
+  condition_written_t_ = last_repeat_t_;
+}
+
+void EventsLog::WriteLocked(double t, std::string_view event, const std::string& fields) {
+  if (file_ == nullptr) return;
   const bool written = std::fprintf(file_, "{\"t\":%.6f,\"event\":\"%.*s\"%s%s}\n", t, static_cast<int>(event.size()),
                                    event.data(), fields.empty() ? "" : ",", fields.c_str()) >= 0;
   const bool flushed = std::fflush(file_) == 0;
@@ -87,7 +124,11 @@ void EventsLog::Allocation(const std::vector<NodeFree>& nodes, std::string_view 
 }
 
 void EventsLog::Claim(int offered, int max) {
-  Write("claim", "\"offered\":" + std::to_string(offered) + ",\"max\":" + std::to_string(max));
+  WriteCondition("claim", "\"offered\":" + std::to_string(offered) + ",\"max\":" + std::to_string(max), offered == 0);
+}
+
+void EventsLog::ClaimFailed(std::string_view reason) {
+  WriteCondition("claim_failed", "\"error\":" + JsonString(reason), true);
 }
 
 void EventsLog::Place(const Lease& lease, const Placement& p) {

@@ -75,9 +75,15 @@ MonoTime Client::BudgetEnd(const std::optional<LeaseDeadline>& deadline) const {
   return ClockOr(options_.clock).Now() + options_.retry_budget;
 }
 
+MonoTime Client::RetryBudgetEnd(std::optional<Millis> budget) const {
+  return ClockOr(options_.clock).Now() + budget.value_or(options_.retry_budget);
+}
+
 Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_end, bool bound_tries,
                                          const Try& once) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
+  bool last_try_made = false;
+  std::string last_failure;
   for (int n = 1;; ++n) {
     if (session_->interrupted()) return Status::Cancelled(std::string(what) + ": interrupted");
     Millis cap = kTransferTimeout;
@@ -88,8 +94,20 @@ Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_
     }
     TryVerdict v = JudgeTry(what, once(cap), BackoffDelay(options_.backoff, n, unit(rng_)));
     if (v.result) return std::move(*v.result);
-    if (ClockOr(options_.clock).Now() + v.wait >= budget_end) return GaveUp(v.failure, n);
-    Log()->warn("{}; retry {} in {} ms", v.failure.message(), n, v.wait.count());
+    // A retry budget is spent in full: a wait that would pass its end is cut
+    // short for one last try at the end. A lease deadline is not: past it
+    // the lease is lost anyway.
+    const auto left = std::chrono::duration_cast<Millis>(budget_end - ClockOr(options_.clock).Now());
+    if (left <= Millis(0) || (v.wait >= left && (last_try_made || bound_tries))) return GaveUp(v.failure, n);
+    if (v.wait >= left) {
+      v.wait = left;
+      last_try_made = true;
+    }
+    // One warning per distinct failure; the same failure again is debug.
+    const bool repeated = v.failure.message() == last_failure;
+    Log()->log(repeated ? spdlog::level::debug : spdlog::level::warn, "{}; retry {} in {} ms",
+               v.failure.message(), n, v.wait.count());
+    last_failure = v.failure.message();
     if (!SleepUnlessInterrupted(v.wait)) return Status::Cancelled(std::string(what) + ": interrupted");
   }
 }
@@ -103,18 +121,18 @@ Result<HttpResponse> Client::Call(std::string_view what, const std::string& meth
   });
 }
 
-Result<RegisterResponse> Client::Register(const RegisterRequest& request) {
+Result<RegisterResponse> Client::Register(const RegisterRequest& request, std::optional<Millis> budget) {
   auto r = Call("register", "POST", "/workers/register", SerializeRegisterRequest(request),
-                options_.call_timeout, BudgetEnd(std::nullopt), false);
+                options_.call_timeout, RetryBudgetEnd(budget), false);
   return Expect2xx("register", r, ParseRegisterResponse);
 }
 
-Result<ClaimResult> Client::Claim(const ClaimRequest& request) {
+Result<ClaimResult> Client::Claim(const ClaimRequest& request, std::optional<Millis> budget) {
   // The long poll may legitimately stay silent for wait_ms: no low-speed
   // abort, and a total timeout that leaves it the margin.
   const Millis timeout = Millis(std::max<int64_t>(0, request.wait_ms)) + options_.claim_margin;
-  auto r = Call("claim", "POST", "/steps/claim", SerializeClaimRequest(request), timeout,
-                BudgetEnd(std::nullopt), false);
+  auto r = Call("claim", "POST", "/steps/claim", SerializeClaimRequest(request), timeout, RetryBudgetEnd(budget),
+                false);
   SCIMESH_ASSIGN_OR_RETURN(ClaimResponse response, Expect2xx("claim", r, ParseClaimResponse));
   return ClaimResult{std::move(response), r->sent_at};
 }

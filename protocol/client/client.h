@@ -117,9 +117,10 @@ class Client {
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
-  Result<RegisterResponse> Register(const RegisterRequest& request);
+  // `budget`: how long to keep retrying this call (default: retry_budget).
+  Result<RegisterResponse> Register(const RegisterRequest& request, std::optional<Millis> budget = {});
   // Long poll: one try may take wait_ms + claim_margin; no low-speed abort.
-  Result<ClaimResult> Claim(const ClaimRequest& request);
+  Result<ClaimResult> Claim(const ClaimRequest& request, std::optional<Millis> budget = {});
 
   // Each try is bounded by the lease deadline: past it the lease is lost anyway.
   Result<LeaseReply<LeaseExtension>> Started(const LeaseCall& call);
@@ -161,14 +162,18 @@ class Client {
 
   // The outcome of one try for the retry loop.
   using Try = std::function<Result<HttpResponse>(Millis try_cap)>;
-  // Runs `once` until it is not retryable or `budget_end` would pass.
-  // `bound_tries`: cap each try at the time left to budget_end.
+  // Runs `once` until it is not retryable or the budget is spent. A retry
+  // budget is spent in full (the last try is made at its end); with
+  // `bound_tries` budget_end is a lease deadline: each try is capped at the
+  // time left, and the retries end when the next wait would pass it. A
+  // failure is logged as a warning once; the same failure again, at debug.
   Result<HttpResponse> WithRetries(std::string_view what, MonoTime budget_end, bool bound_tries, const Try& once);
   Result<HttpResponse> Call(std::string_view what, const std::string& method, const std::string& path,
                             std::string body, Millis timeout, MonoTime budget_end, bool bound_tries);
   Result<LeaseReply<LeaseExtension>> Extend(std::string_view what, const LeaseCall& call,
                                             const std::optional<std::string>& progress_json);
   MonoTime BudgetEnd(const std::optional<LeaseDeadline>& deadline) const;
+  MonoTime RetryBudgetEnd(std::optional<Millis> budget) const;
   bool SleepUnlessInterrupted(Millis d);
 
   ClientOptions options_;
