@@ -38,8 +38,8 @@ while IFS= read -r line; do
   targets=$(sed -n 's/.*cmake --build build\/dev --target //p' <<<"$line")
   [[ -n $targets ]] || continue
   # shellcheck disable=SC2086 # the target list, split as the README's line splits it
-  cmake --build "$build" --target $targets -- -n >"$WORK/dry-run.log" 2>&1 ||
-    fail "$readme names a target this build does not have: $line: $(tail -n 2 "$WORK/dry-run.log")"
+  cmake --build "$build" --target $targets -- -n >"$WORK/dry-run.txt" 2>&1 ||
+    fail "$readme names a target this build does not have: $line: $(tail -n 2 "$WORK/dry-run.txt")"
 done < <(grep -h 'cmake --build build/dev --target' "$guide")
 
 # The recipe: the last sh block of its section, as written.
