@@ -3,6 +3,8 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -13,6 +15,25 @@ namespace {
 // Large enough for any mesh a cluster allocation solves; small enough that
 // (n+2)^3 fits comfortably in the index types used.
 constexpr int kMaxN = 4096;
+
+// Every key the input may hold; any other is refused, so a misspelt key
+// ("nn") fails instead of solving with the default.
+constexpr std::array<std::string_view, 5> kKeys = {"n", "tol", "max_iterations", "initial_guess", "write_solution"};
+
+// The first key of `root` not in kKeys, refused with the allowed ones named.
+Status RefuseUnknownKeys(const rapidjson::Value& root) {
+  for (const auto& m : root.GetObject()) {
+    const std::string_view name(m.name.GetString(), m.name.GetStringLength());
+    if (std::find(kKeys.begin(), kKeys.end(), name) != kKeys.end()) continue;
+    std::string allowed;
+    for (std::string_view k : kKeys) allowed += (allowed.empty() ? "" : ", ") + std::string(k);
+    // The key is the user's text: cut and made printable before it is shown.
+    std::string shown;
+    for (char c : name.substr(0, 64)) shown += (c >= 0x20 && c < 0x7f) ? c : '?';
+    return Status::InvalidArgument("input: unknown key '" + shown + "' (allowed: " + allowed + ")");
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -25,6 +46,7 @@ Result<SolveInput> ParseSolveInput(std::string_view json) {
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) return Status::InvalidArgument("input is not a JSON object");
   const rapidjson::Value& root = doc;  // const iterators: comparable without C++20 ambiguity
+  if (Status s = RefuseUnknownKeys(root); !s.ok()) return s;
   SolveInput in;
   if (auto it = root.FindMember("n"); it != root.MemberEnd()) {
     if (!it->value.IsInt() || it->value.GetInt() < 1 || it->value.GetInt() > kMaxN)

@@ -23,9 +23,10 @@ struct SolveInput {
 };
 
 // Parses `{"n": 32, "tol": 1e-8, "max_iterations": 2000, "initial_guess":
-// "rough"|"zero", "write_solution": true}`; every field is optional. Unknown
-// fields are ignored (a rendered workflow input may carry more). Fails with
-// InvalidArgument naming the field when a value has the wrong type or range.
+// "rough"|"zero", "write_solution": true}`; every field is optional. Fails
+// with InvalidArgument naming the field when a value has the wrong type or
+// range, and naming the key and the allowed ones when a key is unknown (a
+// misspelt "nn" would otherwise solve n = 32 without a word).
 // Pure; thread-safe.
 Result<SolveInput> ParseSolveInput(std::string_view json);
 

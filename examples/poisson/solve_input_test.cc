@@ -17,7 +17,7 @@ TEST(SolveInputTest, DefaultsAndEveryField) {
   EXPECT_EQ(d->initial_guess, InitialGuess::kRough);
   EXPECT_TRUE(d->write_solution);
   auto all = ParseSolveInput(
-      R"({"n":17,"tol":1e-6,"max_iterations":50,"initial_guess":"zero","write_solution":false,"label":"x"})");
+      R"({"n":17,"tol":1e-6,"max_iterations":50,"initial_guess":"zero","write_solution":false})");
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   EXPECT_EQ(all->n, 17);
   EXPECT_DOUBLE_EQ(all->tol, 1e-6);
@@ -46,6 +46,25 @@ TEST(SolveInputTest, RefusesBadValuesNamingTheField) {
   }
   EXPECT_FALSE(ParseSolveInput("[]").ok());
   EXPECT_FALSE(ParseSolveInput("{\"n\":").ok());
+}
+
+TEST(SolveInputTest, RefusesAnUnknownKeyNamingItAndTheAllowedOnes) {
+  for (const char* json : {R"({"nn":8})", R"({"n":8,"label":"x"})", R"({"tol":1e-6,"Tol":1e-3})"}) {
+    auto r = ParseSolveInput(json);
+    ASSERT_FALSE(r.ok()) << json;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << json;
+    EXPECT_NE(r.status().message().find("unknown key"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("allowed: n, tol, max_iterations, initial_guess, write_solution"),
+              std::string::npos)
+        << r.status().message();
+  }
+  EXPECT_NE(ParseSolveInput(R"({"nn":8})").status().message().find("'nn'"), std::string::npos);
+  EXPECT_NE(ParseSolveInput(R"({"n":8,"label":"x"})").status().message().find("'label'"), std::string::npos);
+  EXPECT_NE(ParseSolveInput(R"({"tol":1e-6,"Tol":1e-3})").status().message().find("'Tol'"), std::string::npos);
+  // A key that is not printable text is shown cut and with '?' for the rest.
+  auto odd = ParseSolveInput("{\"a\\u0007b\":1}");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.status().message().find("'a?b'"), std::string::npos) << odd.status().message();
 }
 
 TEST(SplitEvenlyTest, CoversTheRangeWithBlocksDifferingByAtMostOne) {

@@ -3,7 +3,8 @@
 # one multi-node step, its serial mesh-and-decompose as run.setup and its
 # serial reconstruction as run.finish. `slurm`: the definitions file as
 # shipped (2 nodes x 2 ranks) in an sbatch -N2 allocation on the dev cluster;
-# `local`: the same step cut to 1 node x 2 ranks for the local backend.
+# `local`: heat-case-workstation.json, the same step on 1 node x 2 ranks, on
+# the local backend.
 # Checks what a user sees: the run completed, the solve ran on every node,
 # the reconstructed field is accurate, the artifact's SHA-256 matches.
 source "$(dirname "$0")/../lib/harness.sh"
@@ -22,8 +23,7 @@ else
   coordinator_start --lease-ttl-ms "$(scaled 4000)" --heartbeat-ms 500 --grace-ms "$(scaled 1000)"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
-  jq '.steps[0].resources = {nodes: 1, ranks_per_node: 2} | .steps[0].run.setup.argv[-1] = "2"' "$defs" >"$WORK/defs.json" ||
-    fail "cannot read examples/heat-case/heat-case.json"
+  cp "$repo/examples/heat-case/heat-case-workstation.json" "$WORK/defs.json"
   parts=2 hosts=$(hostname) placed=$(hostname):2
 fi
 export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE

@@ -106,7 +106,8 @@ depends_on libscimesh-mpi-dev "libopenmpi-dev"
 
 has scimesh-coordinator usr/bin/scimesh-coordinator
 has scimesh-examples usr/libexec/scimesh/examples/poisson usr/libexec/scimesh/examples/convergence_report \
-  usr/share/scimesh/examples/mesh-study.json usr/share/scimesh/examples/fill.sbatch \
+  usr/share/scimesh/examples/mesh-study.json usr/share/scimesh/examples/mesh-study-workstation.json \
+  usr/share/scimesh/examples/fill.sbatch usr/share/scimesh/examples/README.md \
   usr/share/scimesh/examples/worker-hello/main.cc usr/share/scimesh/examples/poisson/README.md \
   usr/share/scimesh/examples/poisson/solve.cc
 lacks scimesh-examples '_test\.cc$'

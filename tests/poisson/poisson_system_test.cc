@@ -246,6 +246,10 @@ TEST_F(PoissonTest, BadInputFailsOnEveryRankWithTheReason) {
   const Outcome tiny = Poisson(4, R"({"n":1})");  // a 2x2x1 grid cannot split one point
   EXPECT_NE(tiny.exit_code, 0);
   EXPECT_NE(tiny.err.find("too small for 4 ranks"), std::string::npos) << tiny.err;
+  const Outcome misspelt = Poisson(2, R"({"nn":8})");  // not a silent n = 32 solve
+  EXPECT_EQ(misspelt.exit_code, 2);
+  EXPECT_NE(misspelt.err.find("unknown key 'nn' (allowed: n, tol,"), std::string::npos) << misspelt.err;
+  EXPECT_TRUE(misspelt.out.empty()) << misspelt.out;
   const Outcome not_json = Poisson(2, "{n:3");
   EXPECT_NE(not_json.exit_code, 0);
   EXPECT_NE(not_json.err.find("not a JSON object"), std::string::npos) << not_json.err;
