@@ -128,7 +128,7 @@ extern "C" SCIMESH_SPANK_EXPORT int slurm_spank_init(spank_t sp, int ac, char** 
     }
     if (ctx == S_CTX_REMOTE) RouteLibraryLogs();
     if (state.config && ctx == S_CTX_REMOTE) {
-      LogDebug(VersionLine("spank_scimesh") + ", configured: " + DescribeConfig(*state.config));
+      LogDebug(scimesh::VersionLine("spank_scimesh") + ", configured: " + DescribeConfig(*state.config));
     }
     return 0;
   });
