@@ -42,8 +42,22 @@ if(NOT EXISTS "${SLURM_INCLUDE_DIR}/slurm/slurm_version.h")
 endif()
 file(STRINGS "${SLURM_INCLUDE_DIR}/slurm/slurm_version.h" _scimesh_slurm_version_line
   REGEX "^#define SLURM_VERSION_NUMBER ")
-message(STATUS "SPANK plugin built for SLURM: ${SLURM_INCLUDE_DIR} (${_scimesh_slurm_version_line})")
+# SCIMESH_SLURM_RELEASE: that release as MAJOR.MINOR.MICRO (22.05.8), what
+# every program's --version names (protocol/util/version.h).
+string(REGEX REPLACE "^#define SLURM_VERSION_NUMBER +" "" _scimesh_slurm_number "${_scimesh_slurm_version_line}")
+math(EXPR _scimesh_slurm_major "(${_scimesh_slurm_number} >> 16) & 255")
+math(EXPR _scimesh_slurm_minor "(${_scimesh_slurm_number} >> 8) & 255")
+math(EXPR _scimesh_slurm_micro "${_scimesh_slurm_number} & 255")
+if(_scimesh_slurm_minor LESS 10)
+  set(_scimesh_slurm_minor "0${_scimesh_slurm_minor}")
+endif()
+set(SCIMESH_SLURM_RELEASE "${_scimesh_slurm_major}.${_scimesh_slurm_minor}.${_scimesh_slurm_micro}")
+message(STATUS "SPANK plugin built for SLURM ${SCIMESH_SLURM_RELEASE}: ${SLURM_INCLUDE_DIR}")
 unset(_scimesh_slurm_version_line)
+unset(_scimesh_slurm_number)
+unset(_scimesh_slurm_major)
+unset(_scimesh_slurm_minor)
+unset(_scimesh_slurm_micro)
 set(SCIMESH_SLURM_PLUGIN_DIR "${CMAKE_INSTALL_FULL_LIBDIR}/slurm-wlm"
   CACHE PATH "Where the SPANK plugin is installed (SLURM's PluginDir)")
 

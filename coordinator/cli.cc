@@ -1,4 +1,4 @@
-// Subcommand dispatch and the `keys add` command.
+// Subcommand dispatch, the `keys add` command and `version`.
 #include "coordinator/cli.h"
 
 #include <cstdlib>
@@ -9,11 +9,13 @@
 #include "coordinator/run_command.h"
 #include "coordinator/serve.h"
 #include "coordinator/serve_config.h"
+#include "protocol/util/version.h"
 
 namespace scimesh::coordinator {
 namespace {
 
 constexpr char kUsage[] = R"usage(Usage: scimesh-coordinator <command> [options]
+       scimesh-coordinator --version
 
 The reference lease coordinator of scimesh-hpc (docs/coordinator.md).
 
@@ -22,6 +24,8 @@ Commands:
   keys add  create a key:  keys add NAME --scope worker|execute|admin|read[,..]
                                   --keys PATH --secret-out FILE [--workflows GLOBS]
   run       start, show, watch or cancel runs (scimesh-coordinator run --help)
+  version   print the version, the commit and the SLURM release it was built
+            from, and exit (the same as --version)
 )usage";
 
 constexpr char kKeysUsage[] = R"usage(Usage: scimesh-coordinator keys add NAME --scope worker|execute|admin|read[,..]
@@ -109,6 +113,14 @@ int RunCoordinatorCli(const std::vector<std::string>& args) {
       return 0;
     }
     return RunServe(*config);
+  }
+  if (args[0] == "--version" || args[0] == "version") {
+    if (!rest.empty()) {
+      std::cerr << "scimesh-coordinator " << args[0] << ": unexpected argument '" << rest[0] << "'\n";
+      return 2;
+    }
+    std::cout << VersionLine("scimesh-coordinator") << "\n";
+    return 0;
   }
   if (args[0] == "keys") return KeysCommand(rest);
   if (args[0] == "run") return RunRunCommand(rest);

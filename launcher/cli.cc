@@ -18,6 +18,7 @@
 #include "launcher/timeline/timeline.h"
 #include "protocol/attempt/attempt_files.h"
 #include "protocol/util/log.h"
+#include "protocol/util/version.h"
 
 namespace scimesh::launcher {
 namespace {
@@ -151,6 +152,10 @@ int RunCli(int argc, char** argv) {
     if (!options.ok()) return Refuse(options.status(), 2);
     if (options->help) {
       std::fputs(CliUsage(), stdout);
+      return 0;
+    }
+    if (options->version) {
+      std::puts(VersionLine("scimesh-launch").c_str());
       return 0;
     }
     log::SetLevel(options->verbose ? spdlog::level::debug : spdlog::level::info);

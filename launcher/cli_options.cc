@@ -66,6 +66,8 @@ Options:
                        srun running lstopo-no-graphics; mixed node types)
   --allow-insecure-http  plain http to a non-loopback coordinator
   -v, --verbose        debug logging
+  --version            print the version, the commit and the SLURM release
+                       it was built from, and exit
   -h, --help           this help
 
 Token: $SCIMESH_TOKEN_FILE (a 0600 file) or $SCIMESH_TOKEN; never argv.
@@ -121,6 +123,7 @@ CliOptions Defaults() {
 // A flag without a value: true when `a` is one (and was applied).
 Result<bool> ApplyFlag(const std::string& a, CliOptions& o) {
   if (a == "-h" || a == "--help") o.help = true;
+  else if (a == "--version") o.version = true;
   else if (a == "--spank") o.config.spank = SpankUse::kYes;
   else if (a.rfind("--spank=", 0) == 0) {
     auto use = ParseSpankUse(a.substr(8));
@@ -187,7 +190,7 @@ Result<CliOptions> ParseCliOptions(int argc, char** argv) {
     const std::string a = argv[i];
     auto flag = ApplyFlag(a, o);
     if (!flag.ok()) return flag.status();
-    if (o.help) return o;
+    if (o.help || o.version) return o;
     if (*flag) continue;
     const ValueOption* option = ValueOptionNamed(a);
     if (option == nullptr) return Status::InvalidArgument("unknown option '" + a + "' (see --help)");

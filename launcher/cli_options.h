@@ -16,6 +16,7 @@ struct CliOptions {
   std::string spool;
   bool verbose = false;  // -v
   bool help = false;     // -h: print CliUsage(); nothing after it was read
+  bool version = false;  // --version: print the version line; nothing after it was read
 };
 
 // Reads argv[1..argc). InvalidArgument, with the message to print after

@@ -11,6 +11,7 @@
 #include "launcher/placement/unfittable_steps.h"
 #include "protocol/util/host_name.h"
 #include "protocol/util/log.h"
+#include "protocol/util/version.h"
 
 namespace scimesh::launcher {
 namespace {
@@ -205,7 +206,7 @@ int Launcher::Run() {
   RegisterRequest reg;
   reg.worker_id = config_.worker_id;
   reg.host = allocation_.this_node;
-  reg.version = "scimesh-launch 0.1.0";
+  reg.version = "scimesh-launch " + std::string(ThisBuild().version);
   reg.concurrency = config_.policy.concurrency;
   reg.definitions = commands_->definitions();
   auto registered = claim_client_->Register(reg, std::chrono::duration_cast<Millis>(config_.register_retry));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mpi/rank_wrapper.h"
+#include "protocol/util/version.h"
 
 namespace {
 
@@ -30,6 +31,8 @@ void Usage(FILE* out) {
       "  --kill-grace SECONDS between SIGTERM and SIGKILL after a lost lease (default 10;\n"
       "                       decimals allowed, e.g. 0.5)\n"
       "  --verbose            report each rank's binding on stderr\n"
+      "  --version            print the version, the commit and the SLURM release it was\n"
+      "                       built from, and exit\n"
       "  -h, --help           this help\n"
       "\n"
       "The worker's token comes from $SCIMESH_TOKEN_FILE or $SCIMESH_TOKEN, never argv,\n"
@@ -60,6 +63,9 @@ int main(int argc, char** argv) {
         break;
       } else if (a == "-h" || a == "--help") {
         Usage(stdout);
+        return 0;
+      } else if (a == "--version") {
+        std::puts(scimesh::VersionLine("scimesh-rank").c_str());
         return 0;
       } else if (a == "--attempt-dir" && i + 1 < argc) {
         o.attempt_dir = argv[++i];

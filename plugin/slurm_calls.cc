@@ -69,13 +69,6 @@ int LoadJob(job_info_msg_t** msg, uint32_t job_id) {
 
 }  // namespace
 
-std::string BuiltForSlurm() {
-  return std::to_string(SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER)) + "." +
-         (SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER) < 10 ? "0" : "") +
-         std::to_string(SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER)) + "." +
-         std::to_string(SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
-}
-
 bool CanSignalJobSteps() { return slurm_kill_job_step != nullptr; }
 
 Status SignalJobStep(uint32_t job_id, uint32_t step_id, int signal) {

@@ -24,10 +24,6 @@
 
 namespace scimesh::spank {
 
-// The SLURM release the plugin was compiled against, e.g. "25.11.7". slurmd
-// loads a plugin only into the major release it was built for.
-std::string BuiltForSlurm();
-
 // Whether the host process provides slurm_kill_job_step.
 bool CanSignalJobSteps();
 

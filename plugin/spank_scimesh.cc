@@ -16,6 +16,7 @@ extern "C" {
 #include "plugin/plugin_state.h"
 #include "plugin/slurm_calls.h"
 #include "plugin/spank_log.h"
+#include "protocol/util/version.h"
 
 // The module is built with hidden visibility; these few are the exceptions
 // (and spank_scimesh.map hides anything else that might slip through).
@@ -127,7 +128,7 @@ extern "C" SCIMESH_SPANK_EXPORT int slurm_spank_init(spank_t sp, int ac, char** 
     }
     if (ctx == S_CTX_REMOTE) RouteLibraryLogs();
     if (state.config && ctx == S_CTX_REMOTE) {
-      LogDebug("configured (built for SLURM " + BuiltForSlurm() + "): " + DescribeConfig(*state.config));
+      LogDebug(scimesh::VersionLine("spank_scimesh") + ", configured: " + DescribeConfig(*state.config));
     }
     return 0;
   });

@@ -31,6 +31,7 @@ extern "C" {
 
 #include "protocol/attempt/lease_state.h"
 #include "protocol/util/host_name.h"
+#include "protocol/util/version.h"
 #include "protocol/wire/wire_json.h"
 #include "tests/support/test_dir.h"
 #include "tests/support/test_lease.h"
@@ -89,6 +90,12 @@ void slurm_error(const char* format, ...) {
   va_end(ap);
 }
 void slurm_info(const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  Record(format, ap);
+  va_end(ap);
+}
+void slurm_debug(const char* format, ...) {
   va_list ap;
   va_start(ap, format);
   Record(format, ap);
@@ -222,6 +229,24 @@ TEST_F(SpankModule, TheOptionCallbackRunTwiceInRemoteContextKeepsTheLastValue) {
   EXPECT_EQ(m.exit_hook(nullptr, 0, nullptr), 0);  // the step ended: SIGKILL at once, watcher joined
   std::lock_guard l(g_mu);
   EXPECT_EQ(g_kills, (std::vector<int>{SIGTERM, SIGKILL}));
+}
+
+// slurmstepd's log names the plugin's version, commit and SLURM release once,
+// as it loads, on the line that says how it is configured.
+TEST_F(SpankModule, InitLogsTheVersionCommitAndSlurmReleaseOnce) {
+  char a0[] = "grace_s=1", a1[] = "poll_ms=20";
+  char* args[] = {a0, a1};
+  ASSERT_EQ(m.init(nullptr, 2, args), 0);
+  g_getopt_value = dir.path();
+  ASSERT_EQ(m.user_init(nullptr, 0, nullptr), 0);
+  ASSERT_EQ(m.post_fork(nullptr, 0, nullptr), 0);
+  EXPECT_EQ(m.exit_hook(nullptr, 0, nullptr), 0);
+  const std::string logs = Logs();
+  const std::string line = "spank_scimesh: " + VersionLine("spank_scimesh") + ", configured: ";
+  size_t count = 0;
+  for (size_t at = logs.find(line); at != std::string::npos; at = logs.find(line, at + 1)) ++count;
+  EXPECT_EQ(count, 1u) << logs;
+  EXPECT_NE(logs.find("SLURM " + std::string(ThisBuild().slurm) + ")"), std::string::npos) << logs;
 }
 
 // 24.05+: a remote option callback may never run when the option came in the

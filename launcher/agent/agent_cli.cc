@@ -15,6 +15,7 @@
 #include "launcher/agent/agent_loop.h"
 #include "launcher/agent/connect_back.h"
 #include "launcher/agent/keeper.h"
+#include "protocol/util/version.h"
 
 namespace scimesh::agent {
 namespace {
@@ -45,7 +46,8 @@ Options:
                        commands and events on that connection. If the line
                        is not that, or it cannot connect within 5 s, the
                        agent says why on stderr and stays on stdin/stdout.
-  --version            print the version and exit
+  --version            print the version, the commit and the SLURM release
+                       it was built from, and exit
   -h, --help           this help
 
 Exit status: 0 after stdin ended, 128+N after signal N, 1 when the agent could
@@ -61,7 +63,7 @@ int Usage(const char* why) {
 
 int RunAgentCli(int argc, char** argv) {
   AgentOptions options;
-  options.version = SCIMESH_AGENT_VERSION;
+  options.version = std::string(ThisBuild().version);
   bool connect = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
@@ -71,7 +73,7 @@ int RunAgentCli(int argc, char** argv) {
       return 0;
     }
     if (arg == "--version") {
-      (void)std::printf("scimesh-agent %s\n", SCIMESH_AGENT_VERSION);
+      (void)std::puts(VersionLine("scimesh-agent").c_str());
       return 0;
     }
     if (arg == "--connect") {

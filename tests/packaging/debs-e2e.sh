@@ -5,7 +5,7 @@
 # conflicts are checked against what is installed here, and the real system is
 # never touched), removal and purge, then out-of-tree consumers built against
 # the private root (CMake find_package in C, C++ and Fortran; pkg-config with
-# mpicc), and the installed binaries' --help.
+# mpicc), and the installed binaries' --help and --version.
 #
 # Needs (set by CTest): SCIMESH_BUILD_DIR, SCIMESH_SOURCE_DIR, SCIMESH_TEST_WORK,
 # SCIMESH_COORDINATOR_BIN, SCIMESH_INSTALLED_FILES (':'-separated built files).
@@ -183,11 +183,13 @@ done
 "$SRC/tests/mpi/check-exports.sh" "$R_LIB/libscimesh_mpi.so.0" >"$WORK/exports.log" 2>&1 || fail "libscimesh_mpi exports"
 "$SRC/plugin/check-exports.sh" "$ROOT$plugin_dir/spank_scimesh.so" >>"$WORK/exports.log" 2>&1 || fail "plugin exports"
 
-# The installed commands run, with no library missing.
-for b in scimesh-launch scimesh-rank scimesh-coordinator; do
+# The installed commands run, with no library missing, and name the packages' version.
+for b in scimesh-launch scimesh-rank scimesh-agent scimesh-coordinator; do
   if grep 'not found' <<<"$(LD_LIBRARY_PATH=$R_LIB ldd "$ROOT/usr/bin/$b")"; then fail "$b: a library is missing"; fi
   "$ROOT/usr/bin/$b" --help >"$WORK/help-$b.log" 2>&1 || fail "$b --help exited $?"
   grep -qi "usage" "$WORK/help-$b.log" || fail "$b --help printed no usage"
+  line=$("$ROOT/usr/bin/$b" --version) || fail "$b --version exited $?"
+  [[ $line == "$b ${version%-*} (commit "* ]] || fail "$b --version printed '$line', not '$b ${version%-*} (commit ...'"
 done
 if grep 'not found' <<<"$(LD_LIBRARY_PATH=$R_LIB ldd "$ROOT/usr/libexec/scimesh/examples/poisson")"; then
   fail "poisson: a library is missing"
