@@ -183,6 +183,8 @@ void HttpApi::Install(HttpServer& server) {
                [this](const HttpRequest& q, HttpResponse& r, const ContentReader&) { DownloadArtifact(q, r); });
   server.Route("POST", "/v1/api/runs", Lane::kFirst,
                [this](const HttpRequest& q, HttpResponse& r, const ContentReader& c) { CreateRun(q, r, c); });
+  server.Route("GET", "/v1/api/runs", Lane::kFirst,
+               [this](const HttpRequest& q, HttpResponse& r, const ContentReader&) { ListRuns(q, r); });
   server.Route("GET", R"(/v1/api/runs/([^/]+))", Lane::kFirst,
                [this](const HttpRequest& q, HttpResponse& r, const ContentReader&) { ShowRun(q, r, false); });
   server.Route("GET", R"(/v1/api/runs/([^/]+)/journal)", Lane::kFirst,

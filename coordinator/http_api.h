@@ -93,6 +93,7 @@ class HttpApi {
   void DownloadArtifact(const HttpRequest& req, HttpResponse& res);
   void CreateRun(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);
   void ShowRun(const HttpRequest& req, HttpResponse& res, bool journal);
+  void ListRuns(const HttpRequest& req, HttpResponse& res);
   void CancelRun(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);
 
   Ledger& ledger_;

@@ -1,6 +1,6 @@
-// HttpApi: the run API (execute scope; read scope for show and journal) —
-// start, show, journal, cancel — each written to the audit log. Whose runs a
-// key may see is the Ledger's decision (coordinator/tenancy.h).
+// HttpApi: the run API (execute scope; read scope for list, show and
+// journal) — start, list, show, journal, cancel — each written to the audit
+// log. Whose runs a key may see is the Ledger's decision (coordinator/tenancy.h).
 #include "coordinator/http_api.h"
 #include "coordinator/requests.h"
 #include "protocol/wire/identifiers.h"
@@ -28,6 +28,19 @@ void HttpApi::ShowRun(const HttpRequest& req, HttpResponse& res, bool journal) {
   } else {
     auto view = ledger_.ShowRun(run_id, *key);
     view.ok() ? ReplyJson(res, 200, SerializeRunView(view.value())) : ReplyError(res, view.error());
+  }
+  audit_.Record(key->name, req.method, req.path, res.status);
+}
+
+void HttpApi::ListRuns(const HttpRequest& req, HttpResponse& res) {
+  auto key = Authorize(req, res, kScopeExecute | kScopeRead);
+  if (!key) return;
+  auto query = ParseRunListQuery(req.params);
+  if (!query.ok()) {
+    ReplyError(res, query.error());
+  } else {
+    auto list = ledger_.ListRuns(query.value(), *key);
+    list.ok() ? ReplyJson(res, 200, SerializeRunList(list.value())) : ReplyError(res, list.error());
   }
   audit_.Record(key->name, req.method, req.path, res.status);
 }

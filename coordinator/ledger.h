@@ -102,6 +102,10 @@ class Ledger {
   ApiResult<RunStatus> CancelRun(std::string_view run_id, const KeyIdentity& key);
   ApiResult<RunView> ShowRun(std::string_view run_id, const KeyIdentity& key);
   ApiResult<scimesh::Journal> Journal(std::string_view run_id, const KeyIdentity& key);
+  // The runs `key` may read (MayReadRun: an execute key its own, read and
+  // admin keys every run) that match `query`, newest first, at most
+  // query.limit of them.
+  ApiResult<RunList> ListRuns(const RunListQuery& query, const KeyIdentity& key);
 
   // Forgets the uploads of attempts that ended without completing more than
   // artifact_grace_ms ago (their files go once nothing refers to them).

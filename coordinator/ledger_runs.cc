@@ -1,6 +1,7 @@
 // Ledger: the run API — start, cancel, show, journal.
 #include "coordinator/id_generator.h"
 #include "coordinator/ledger_internal.h"
+#include "coordinator/run_reasons.h"
 #include "coordinator/tenancy.h"
 #include "coordinator/unfittable.h"
 
@@ -19,9 +20,11 @@ constexpr char kSelectRun[] =
     "SELECT run_id, workflow, version, status, input, state, correlation, created_at, finished_at, deadline_at "
     "FROM runs WHERE run_id = ?1";
 constexpr char kSelectSteps[] = "SELECT step_id, status, output FROM steps WHERE run_id = ?1 ORDER BY ord";
+// With the host its worker registered with: where the attempt's directory is.
 constexpr char kSelectAttempts[] =
-    "SELECT step_id, attempt, lease_id, worker_id, status, claimed_at, started_at, ended_at, error_class, "
-    "error_message, progress, usage FROM attempts WHERE run_id = ?1 ORDER BY step_id, attempt";
+    "SELECT a.step_id, a.attempt, a.lease_id, a.worker_id, a.status, a.claimed_at, a.started_at, a.ended_at, "
+    "a.error_class, a.error_message, a.progress, a.usage, w.host FROM attempts a "
+    "LEFT JOIN workers w ON w.worker_id = a.worker_id WHERE a.run_id = ?1 ORDER BY a.step_id, a.attempt";
 constexpr char kSelectArtifacts[] =
     "SELECT step_id, name, uri, sha256, size, media_type FROM step_artifacts WHERE run_id = ?1 "
     "ORDER BY step_id, ord";
@@ -102,6 +105,11 @@ ApiResult<RunView> Ledger::ShowRun(std::string_view run_id, const KeyIdentity& k
     auto def = Definition(run.value().workflow, run.value().version);
     if (!def.ok()) return Broken(def.status());
     if (*def) LEDGER_CHECK(MarkUnfittableSteps(*db_, **def, tx.now, run.value()));
+    if (run.value().status != Name(RunState::kRunning)) {
+      auto failures = ReadStepFailures(*db_, run_id);
+      if (!failures.ok()) return Broken(failures.status());
+      ExplainRunEnd(*failures, def->get(), run.value());
+    }
     return run;
   });
 }
@@ -110,7 +118,7 @@ ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
   RunView v;
   auto found = db_->FirstRow(kSelectRun, {run_id}, [&](const Row& r) {
     v = RunView{r.Text(0), r.Text(1), r.Text(2), r.Text(3), r.Text(4), r.Text(5), r.Text(6),
-                FormatWireTime(r.Int(7)), OptWireTime(r.OptInt(8)), OptWireTime(r.OptInt(9)), {}};
+                FormatWireTime(r.Int(7)), OptWireTime(r.OptInt(8)), OptWireTime(r.OptInt(9)), std::nullopt, {}};
   });
   if (!found.ok()) return Broken(found.status());
   if (!*found) return ApiError::NotFound("no run " + std::string(run_id));
@@ -122,15 +130,24 @@ ApiResult<RunView> Ledger::ReadRun(std::string_view run_id) {
   };
   LEDGER_CHECK(db_->ForEachRow(kSelectSteps, {run_id}, [&](const Row& r) {
     index[r.Text(0)] = v.steps.size();
-    v.steps.push_back(StepView{r.Text(0), r.Text(1), {}, r.OptText(2).value_or("null"), {}, std::nullopt});
+    v.steps.push_back(StepView{r.Text(0), r.Text(1), {}, r.OptText(2).value_or("null"), {}, std::nullopt, "null"});
   }));
   LEDGER_CHECK(db_->ForEachRow(kSelectAttempts, {run_id}, [&](const Row& r) {
     StepView* step = step_of(r);
     if (step == nullptr) return;
-    step->attempts.push_back(AttemptView{r.Int(1), r.Text(2), r.Text(3), r.Text(4), FormatWireTime(r.Int(5)),
-                                         OptWireTime(r.OptInt(6)), OptWireTime(r.OptInt(7)),
-                                         ErrorJson(r.OptText(8), r.OptText(9)), r.OptText(10).value_or("null"),
-                                         r.OptText(11).value_or("null")});
+    AttemptView a;
+    a.attempt = r.Int(1);
+    a.lease_id = r.Text(2);
+    a.worker_id = r.Text(3);
+    a.status = r.Text(4);
+    a.claimed_at = FormatWireTime(r.Int(5));
+    a.started_at = OptWireTime(r.OptInt(6));
+    a.ended_at = OptWireTime(r.OptInt(7));
+    a.error_json = ErrorJson(r.OptText(8), r.OptText(9));
+    a.progress_json = r.OptText(10).value_or("null");
+    a.usage_json = r.OptText(11).value_or("null");
+    a.host = r.OptText(12);
+    step->attempts.push_back(std::move(a));
   }));
   LEDGER_CHECK(db_->ForEachRow(kSelectArtifacts, {run_id}, [&](const Row& r) {
     StepView* step = step_of(r);

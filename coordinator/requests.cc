@@ -73,4 +73,29 @@ ApiResult<LeaseIdentity> ParseArtifactQuery(const std::string* worker_id, const 
   return LeaseIdentity{*worker_id, n};
 }
 
+ApiResult<RunListQuery> ParseRunListQuery(const std::multimap<std::string, std::string>& params) {
+  RunListQuery q;
+  for (const char* name : {"workflow", "state", "limit"}) {
+    if (params.count(name) > 1) return ApiError::BadRequest(name, "may be given once");
+  }
+  if (auto it = params.find("workflow"); it != params.end()) {
+    if (Status s = CheckIdentifier(it->second, "workflow"); !s.ok()) return BadRequestFrom(s);
+    q.workflow = it->second;
+  }
+  if (auto it = params.find("state"); it != params.end()) {
+    if (!ParseRunState(it->second)) {
+      return ApiError::BadRequest("state", "must be running, completed, failed, timed_out or cancelled");
+    }
+    q.state = it->second;
+  }
+  if (auto it = params.find("limit"); it != params.end()) {
+    const std::string& text = it->second;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), q.limit);
+    if (ec != std::errc() || end != text.data() + text.size() || q.limit < 1 || q.limit > kMaxRunList) {
+      return ApiError::BadRequest("limit", "must be an integer from 1 to " + std::to_string(kMaxRunList));
+    }
+  }
+  return q;
+}
+
 }  // namespace scimesh::coordinator

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,5 +47,10 @@ ApiResult<RunCreateRequest> ReadRunCreateRequest(std::string_view body);
 
 // The artifact upload's query (`worker_id`, `attempt`), from their raw text.
 ApiResult<LeaseIdentity> ParseArtifactQuery(const std::string* worker_id, const std::string* attempt);
+
+// GET /v1/api/runs's query: `workflow` (an identifier), `state` (a run
+// state), `limit` (1..kMaxRunList, default kDefaultRunList), each at most
+// once; a 400 names the parameter. Other parameters are ignored.
+ApiResult<RunListQuery> ParseRunListQuery(const std::multimap<std::string, std::string>& params);
 
 }  // namespace scimesh::coordinator

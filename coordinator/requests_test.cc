@@ -244,5 +244,25 @@ TEST(ParseArtifactQuery, NeedsWorkerAndAttempt) {
   EXPECT_EQ(FieldOf(ParseArtifactQuery(&w, &bad)), "attempt");
 }
 
+TEST(ParseRunListQuery, DefaultsBoundsAndRefusalsNamingTheParameter) {
+  using Params = std::multimap<std::string, std::string>;
+  auto none = ParseRunListQuery({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none.value().limit, 20);
+  EXPECT_FALSE(none.value().workflow || none.value().state);
+  auto all = ParseRunListQuery(Params{{"workflow", "mesh-study"}, {"state", "timed_out"}, {"limit", "200"},
+                                      {"other", "ignored"}});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all.value().workflow, "mesh-study");
+  EXPECT_EQ(all.value().state, "timed_out");
+  EXPECT_EQ(all.value().limit, 200);
+  for (const char* limit : {"0", "201", "-1", "5x", "", "99999999999999999999"}) {
+    EXPECT_EQ(FieldOf(ParseRunListQuery(Params{{"limit", limit}})), "limit") << limit;
+  }
+  EXPECT_EQ(FieldOf(ParseRunListQuery(Params{{"state", "done"}})), "state");
+  EXPECT_EQ(FieldOf(ParseRunListQuery(Params{{"workflow", ".."}})), "workflow");
+  EXPECT_EQ(FieldOf(ParseRunListQuery(Params{{"workflow", "a"}, {"workflow", "b"}})), "workflow");
+}
+
 }  // namespace
 }  // namespace scimesh::coordinator

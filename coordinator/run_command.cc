@@ -9,14 +9,15 @@
 #include <map>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include "coordinator/cli.h"
 #include "coordinator/run_view_text.h"
+#include "coordinator/run_watch.h"
 #include "protocol/client/client.h"
 #include "protocol/util/json_io.h"
 #include "protocol/util/log.h"
 #include "protocol/util/token.h"
+#include "protocol/wire/identifiers.h"
 #include "protocol/wire/wire_json.h"
 
 namespace scimesh::coordinator {
@@ -26,11 +27,13 @@ constexpr int kExitRefused = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitUnreachable = 3;
 
-// How long a person's command keeps retrying an unreachable coordinator;
-// `watch` rides out a restart. `start` is tried once: a retried POST whose
-// first copy arrived would start a second run.
+// How long a person's command keeps retrying an unreachable coordinator.
+// `start` is tried once: a retried POST whose first copy arrived would start
+// a second run. `watch` retries in its own loop (run_watch.h), which says so
+// as soon as a poll fails and rides out a restart for WatchOptions::budget.
 constexpr Millis kCallBudget{5000};
-constexpr Millis kWatchBudget{60000};
+constexpr Millis kWatchConnectTimeout{2000};
+constexpr Millis kWatchCallTimeout{10000};
 
 struct RunArgs {
   std::string verb;
@@ -139,25 +142,73 @@ int Start(RunArgs& a, Client& client) {
   return 0;
 }
 
-int Watch(Client& client, const std::string& run_id) {
-  int64_t printed = 0;
-  for (;;) {
-    auto journal = client.RunJournal(run_id);
-    if (!journal.ok()) return Failed("watch", client, journal.status());
-    std::string_view end;
-    for (const auto& e : journal->events) {
-      if (e.seq > printed) {
-        PrintJournalEvent(e, std::cout);
-        printed = e.seq;
-      }
-      if (!RunEndOf(e).empty()) end = RunEndOf(e);
-    }
-    if (!end.empty()) {
-      std::cout << "run " << run_id << ": " << end << std::endl;
-      return end == "completed" ? 0 : kExitRefused;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+int Show(const RunArgs& a, Client& client) {
+  auto run = client.ShowRun(a.run_id);
+  if (!run.ok()) return Failed("show", client, run.status());
+  if (a.json) {
+    std::cout << SerializeRunView(*run) << std::endl;
+  } else {
+    PrintRunView(*run, std::cout);
   }
+  return 0;
+}
+
+int Watch(Client& client, const std::string& run_id) {
+  auto completed = WatchRun(client, run_id, WatchOptions{}, std::cout, std::cerr);
+  if (!completed.ok()) return Failed("watch", client, completed.status());
+  return *completed ? 0 : kExitRefused;
+}
+
+// --workflow, --state and --limit, checked here so a mistake is a usage error.
+std::optional<RunListQuery> ListQuery(RunArgs& a, std::string* why) {
+  RunListQuery q;
+  if (a.flags.count("workflow")) {
+    if (Status s = CheckIdentifier(a.flags["workflow"], "--workflow"); !s.ok()) {
+      *why = s.message();
+      return std::nullopt;
+    }
+    q.workflow = a.flags["workflow"];
+  }
+  if (a.flags.count("state")) {
+    if (!ParseRunState(a.flags["state"])) {
+      *why = "--state must be running, completed, failed, timed_out or cancelled";
+      return std::nullopt;
+    }
+    q.state = a.flags["state"];
+  }
+  if (a.flags.count("limit")) {
+    char* end = nullptr;
+    long long n = std::strtoll(a.flags["limit"].c_str(), &end, 10);
+    if (end == nullptr || *end != '\0' || a.flags["limit"].empty() || n < 1 || n > kMaxRunList) {
+      *why = "--limit must be an integer from 1 to " + std::to_string(kMaxRunList);
+      return std::nullopt;
+    }
+    q.limit = n;
+  }
+  return q;
+}
+
+int List(RunArgs& a, Client& client) {
+  std::string why;
+  if (!a.run_id.empty()) why = "takes no RUN_ID";
+  auto query = why.empty() ? ListQuery(a, &why) : std::nullopt;
+  if (!query) {
+    std::cerr << "scimesh-coordinator run list: " << why << "\n";
+    return kExitUsage;
+  }
+  auto list = client.ListRuns(*query);
+  if (!list.ok()) return Failed("list", client, list.status());
+  if (a.json) {
+    std::cout << SerializeRunList(*list) << std::endl;
+    return 0;
+  }
+  PrintRunList(*list, std::cout);
+  if (list->runs.empty()) std::cerr << "scimesh-coordinator run list: no runs match\n";
+  if (list->more) {
+    std::cerr << "scimesh-coordinator run list: more runs match than the " << query->limit
+              << " shown (--limit, at most " << kMaxRunList << ")\n";
+  }
+  return 0;
 }
 
 }  // namespace
@@ -165,18 +216,27 @@ int Watch(Client& client, const std::string& run_id) {
 std::string RunUsage() {
   return R"usage(Usage: scimesh-coordinator run start --workflow W [--version V] --input JSON|@file
                                      [--correlation JSON|@file] [--deadline-s N]
+       scimesh-coordinator run list [--workflow W] [--state S] [--limit N] [--json]
        scimesh-coordinator run show RUN_ID [--json]
        scimesh-coordinator run watch RUN_ID
        scimesh-coordinator run cancel RUN_ID
 
   start    starts a run and prints its run id (and nothing else) on stdout
-  show     prints the run: status, every step and its last attempt, what each attempt reported
-           (last progress, usage) (--json: as the API returns it)
-  watch    prints the run's journal as it grows until the run ends; exit 0 iff it completed
+  list     prints the newest runs of this key (a read or admin key: of every key), one a line:
+           id, workflow@version, status, times; --state S: running, completed, failed,
+           timed_out or cancelled; --limit N: at most N (1-200, default 20)
+  show     prints the run: status and why it ended, every step (why it failed or was cancelled)
+           and every attempt: status, error, its directory (HOST:<spool>/RUN/STEP/N, <spool>
+           being the launcher's spool), last progress, usage (--json: as the API returns it)
+  watch    prints the run's journal as it grows, each running attempt's progress as it
+           changes and any step no worker can fit, until the run ends; when a poll fails
+           (no connection in 2 s, no answer in 10 s) says on stderr at once that it cannot
+           reach the coordinator and retries, giving up after 60 s; exit 0 iff it completed
   cancel   cancels the run (a finished run is left as it is) and prints its status
 
 Every subcommand takes --url URL (default $SCIMESH_URL or http://127.0.0.1:8470).
-The key (scope execute) comes from $SCIMESH_TOKEN_FILE or $SCIMESH_TOKEN, never argv.
+The key (scope execute, or read for list, show and watch) comes from $SCIMESH_TOKEN_FILE
+or $SCIMESH_TOKEN, never argv.
 Plain http only to loopback, unless SCIMESH_ALLOW_INSECURE_HTTP=1.
 Exit status: 0 success, 1 refused (or, for watch, the run did not complete),
 2 usage, 3 the coordinator could not be reached.
@@ -200,19 +260,20 @@ int RunRunCommand(const std::vector<std::string>& args) {
   }
   for (const auto& flag : a.flags) {
     const std::string& name = flag.first;  // a named variable: clang 14 cannot capture a binding
-    static const char* kAllowed[] = {"url", "workflow", "version", "input", "correlation", "deadline-s"};
+    static const char* kAllowed[] = {"url",        "workflow", "version", "input",
+                                     "correlation", "deadline-s", "state",  "limit"};
     if (std::find_if(std::begin(kAllowed), std::end(kAllowed), [&](const char* n) { return name == n; }) ==
         std::end(kAllowed)) {
       std::cerr << "scimesh-coordinator run: unknown flag --" << name << "\n";
       return kExitUsage;
     }
   }
-  static const char* kVerbs[] = {"start", "show", "watch", "cancel"};
+  static const char* kVerbs[] = {"start", "list", "show", "watch", "cancel"};
   if (std::find(std::begin(kVerbs), std::end(kVerbs), a.verb) == std::end(kVerbs)) {
     std::cerr << "scimesh-coordinator run: unknown subcommand '" << a.verb << "'\n\n" << RunUsage();
     return kExitUsage;
   }
-  if (a.verb != "start" && a.run_id.empty()) {
+  if (a.verb != "start" && a.verb != "list" && a.run_id.empty()) {
     std::cerr << "scimesh-coordinator run " << a.verb << ": RUN_ID is required\n";
     return kExitUsage;
   }
@@ -232,7 +293,13 @@ int RunRunCommand(const std::vector<std::string>& args) {
   }
   options.token = *token;
   options.allow_insecure_http = EnvIs("SCIMESH_ALLOW_INSECURE_HTTP", "1");
-  options.retry_budget = a.verb == "watch" ? kWatchBudget : a.verb == "start" ? Millis(0) : kCallBudget;
+  options.retry_budget = a.verb == "watch" || a.verb == "start" ? Millis(0) : kCallBudget;
+  if (a.verb == "watch") {
+    // Each poll is tried once and the watch loop says at once when it
+    // failed; a connect or an answer that does not come is a failed poll.
+    options.connect_timeout = kWatchConnectTimeout;
+    options.call_timeout = kWatchCallTimeout;
+  }
   // The client's per-try warnings are for daemons; a person gets one line.
   log::SetLevel(spdlog::level::err);
   auto client = Client::Create(std::move(options));
@@ -242,17 +309,9 @@ int RunRunCommand(const std::vector<std::string>& args) {
   }
   Client& c = **client;
   if (a.verb == "start") return Start(a, c);
+  if (a.verb == "list") return List(a, c);
   if (a.verb == "watch") return Watch(c, a.run_id);
-  if (a.verb == "show") {
-    auto run = c.ShowRun(a.run_id);
-    if (!run.ok()) return Failed("show", c, run.status());
-    if (a.json) {
-      std::cout << SerializeRunView(*run) << std::endl;
-    } else {
-      PrintRunView(*run, std::cout);
-    }
-    return 0;
-  }
+  if (a.verb == "show") return Show(a, c);
   auto cancelled = c.CancelRun(a.run_id);
   if (!cancelled.ok()) return Failed("cancel", c, cancelled.status());
   std::cout << "run " << cancelled->run_id << ": " << cancelled->status << std::endl;

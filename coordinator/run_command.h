@@ -1,4 +1,4 @@
-// `scimesh-coordinator run start|show|watch|cancel`: the run API for people,
+// `scimesh-coordinator run start|list|show|watch|cancel`: the run API for people,
 // so the demo and users need no curl. Talks HTTP to a coordinator at --url
 // ($SCIMESH_URL, default http://127.0.0.1:8470) with the token from
 // $SCIMESH_TOKEN_FILE or $SCIMESH_TOKEN (never argv).

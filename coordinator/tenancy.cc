@@ -40,8 +40,10 @@ bool MayRegisterWorkflow(const KeyIdentity& key, std::string_view workflow, cons
   return !owner || *owner == key.name;
 }
 
+bool MayReadRunOfAnyOwner(const KeyIdentity& key) { return key.admin() || (key.scopes & kScopeRead) != 0; }
+
 bool MayReadRun(const KeyIdentity& key, const std::optional<std::string>& owner) {
-  if (key.admin() || (key.scopes & kScopeRead) != 0) return true;
+  if (MayReadRunOfAnyOwner(key)) return true;
   return owner && *owner == key.name && (key.scopes & kScopeExecute) != 0;
 }
 

@@ -30,6 +30,10 @@ bool MayRegisterWorkflow(const KeyIdentity& key, std::string_view workflow, cons
 // run; execute keys: their own.
 bool MayReadRun(const KeyIdentity& key, const std::optional<std::string>& owner);
 
+// Reading the runs of every key (the run list unfiltered by owner): admin and
+// read keys.
+bool MayReadRunOfAnyOwner(const KeyIdentity& key);
+
 // Cancelling a run: admin, or the key that started it.
 bool MayCancelRun(const KeyIdentity& key, const std::optional<std::string>& owner);
 

@@ -70,6 +70,10 @@ TEST(Tenancy, RunsAreReadByTheirKeyAdminAndReadKeysAndCancelledByTheirKeyAndAdmi
   EXPECT_FALSE(MayCancelRun(alice, std::nullopt));
   // A worker key with the owner's name is still not an execute key.
   EXPECT_FALSE(MayReadRun(KeyIdentity{"alice", kScopeWorker}, "alice"));
+  // The run list: admin and read keys list every key's runs, others their own.
+  EXPECT_TRUE(MayReadRunOfAnyOwner(dash));
+  EXPECT_TRUE(MayReadRunOfAnyOwner(root));
+  EXPECT_FALSE(MayReadRunOfAnyOwner(alice));
 }
 
 }  // namespace

@@ -50,6 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     RoundTrip<RunView>(body, ParseRunView, SerializeRunView);
   } else if (parser == "run.journal") {
     RoundTrip<Journal>(body, ParseJournal, SerializeJournal);
+  } else if (parser == "run.list") {
+    RoundTrip<RunList>(body, ParseRunList, SerializeRunList);
   } else if (parser == "url") {
     auto base = ParseUrl("https://coordinator.example:8443/v1/api/");
     (void)ParseUrl(body);

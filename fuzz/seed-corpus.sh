@@ -37,6 +37,7 @@ seed $c run.create.response run.status "$examples/run.create.response.json"
 seed $c run.cancel.response run.status "$examples/run.cancel.response.json"
 seed $c run.show run.show "$examples/run.show.response.json"
 seed $c run.journal run.journal "$examples/run.journal.response.json"
+seed $c run.list run.list "$examples/run.list.response.json"
 printf '%s' 'https://coordinator.example:8443/v1/api/artifacts/ab?x=1#f' | seed $c url url -
 printf '%s' '../../other/path' | seed $c url.relative url -
 printf '%s' '120' | seed $c retry_after retry_after -

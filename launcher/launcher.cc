@@ -217,9 +217,11 @@ int Launcher::Run() {
   lease_ttl_ms_ = registered->lease_ttl_ms;
   // A lease claimed at the end of a long poll must keep most of its TTL.
   config_.wait_ms = std::min<int64_t>(config_.wait_ms, registered->lease_ttl_ms / 2);
-  Log()->info("worker {} registered {} workflow(s); {} node(s), backend {}", config_.worker_id,
+  // The spool is said here, never sent: `run show` names attempt directories
+  // as <spool>/RUN/STEP/N on this host.
+  Log()->info("worker {} registered {} workflow(s); {} node(s), backend {}, spool {}", config_.worker_id,
               reg.definitions.size(), allocation_.nodes.size(),
-              config_.launch.backend == Backend::kSlurm ? "slurm" : "local");
+              config_.launch.backend == Backend::kSlurm ? "slurm" : "local", config_.spool_dir);
   events_->Allocation(placer_->Free(), config_.worker_id);
   // Steps the whole allocation can never take stay queued: say so now.
   unfittable_ = UnfittableSteps(reg.definitions, ComputeClaimCapacity(placer_->Free(), TimeLeftNow(), 0,

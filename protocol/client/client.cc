@@ -187,6 +187,14 @@ Result<RunView> Client::ShowRun(std::string_view run_id) {
   return Expect2xx("show run", r, ParseRunView);
 }
 
+Result<RunList> Client::ListRuns(const RunListQuery& query) {
+  std::string path = "/runs?limit=" + std::to_string(query.limit);
+  if (query.workflow) path += "&workflow=" + EscapeComponent(*query.workflow);
+  if (query.state) path += "&state=" + EscapeComponent(*query.state);
+  auto r = Call("list runs", "GET", path, "", options_.call_timeout, BudgetEnd(std::nullopt), false);
+  return Expect2xx("list runs", r, ParseRunList);
+}
+
 Result<Journal> Client::RunJournal(std::string_view run_id) {
   auto r = Call("run journal", "GET", "/runs/" + EscapeComponent(run_id) + "/journal", "",
                 options_.call_timeout, BudgetEnd(std::nullopt), false);

@@ -144,9 +144,11 @@ class Client {
   Result<FileDigest> DownloadArtifact(const InputArtifact& artifact, int fd,
                                       std::optional<LeaseDeadline> deadline = {});
 
-  // Run API (scope execute).
+  // Run API (scope execute; read for the list, show and journal).
   Result<RunStatus> StartRun(const RunCreateRequest& request);
   Result<RunView> ShowRun(std::string_view run_id);
+  // GET /v1/api/runs with the query's parameters (those set).
+  Result<RunList> ListRuns(const RunListQuery& query);
   Result<Journal> RunJournal(std::string_view run_id);
   Result<RunStatus> CancelRun(std::string_view run_id);
 

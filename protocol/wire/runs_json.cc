@@ -19,6 +19,7 @@ Result<AttemptView> AttemptFrom(const JsonObject& o) {
   SCIMESH_ASSIGN_OR_RETURN(a.attempt, o.Int("attempt"));
   SCIMESH_ASSIGN_OR_RETURN(a.lease_id, o.String("lease_id"));
   SCIMESH_ASSIGN_OR_RETURN(a.worker_id, o.String("worker_id"));
+  SCIMESH_ASSIGN_OR_RETURN(a.host, o.OptString("host"));  // absent from older coordinators: unknown
   SCIMESH_ASSIGN_OR_RETURN(a.status, o.String("status"));
   SCIMESH_ASSIGN_OR_RETURN(a.claimed_at, o.OptString("claimed_at"));
   SCIMESH_ASSIGN_OR_RETURN(a.started_at, o.OptString("started_at"));
@@ -56,6 +57,7 @@ Result<StepView> StepFrom(const JsonObject& o) {
     SCIMESH_ASSIGN_OR_RETURN(v.workers, u.Int("workers"));
     s.unfittable = std::move(v);
   }
+  s.error_json = o.OptRaw("error").value_or("null");
   return s;
 }
 
@@ -123,6 +125,7 @@ std::string SerializeRunView(const RunView& r) {
   WriteString(w, "created_at", r.created_at);
   WriteOptString(w, "finished_at", r.finished_at);
   WriteOptString(w, "deadline_at", r.deadline_at);
+  WriteOptString(w, "reason", r.reason);
   w.Key("steps");
   w.StartArray();
   for (const auto& s : r.steps) {
@@ -136,6 +139,7 @@ std::string SerializeRunView(const RunView& r) {
       WriteInt(w, "attempt", a.attempt);
       WriteString(w, "lease_id", a.lease_id);
       WriteString(w, "worker_id", a.worker_id);
+      WriteOptString(w, "host", a.host);
       WriteString(w, "status", a.status);
       WriteOptString(w, "claimed_at", a.claimed_at);
       WriteOptString(w, "started_at", a.started_at);
@@ -160,6 +164,7 @@ std::string SerializeRunView(const RunView& r) {
     } else {
       w.Null();
     }
+    WriteRaw(w, "error", s.error_json);
     w.EndObject();
   }
   w.EndArray();
@@ -181,6 +186,7 @@ Result<RunView> ParseRunView(std::string_view json) {
   SCIMESH_ASSIGN_OR_RETURN(r.created_at, o.String("created_at"));
   SCIMESH_ASSIGN_OR_RETURN(r.finished_at, o.OptString("finished_at"));
   SCIMESH_ASSIGN_OR_RETURN(r.deadline_at, o.OptString("deadline_at"));
+  SCIMESH_ASSIGN_OR_RETURN(r.reason, o.OptString("reason"));
   SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* steps, o.Array("steps"));
   for (rapidjson::SizeType i = 0; i < steps->Size(); ++i) {
     SCIMESH_ASSIGN_OR_RETURN(JsonObject so, JsonObject::Of((*steps)[i], ElementPath("steps", i)));

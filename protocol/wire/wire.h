@@ -260,6 +260,7 @@ struct AttemptView {
   int64_t attempt = 0;
   std::string lease_id;
   std::string worker_id;
+  std::optional<std::string> host;  // the host its worker registered with; nullopt: unknown
   std::string status;
   std::optional<std::string> claimed_at, started_at, ended_at;
   std::string error_json;  // JSON, "null" when none
@@ -280,6 +281,9 @@ struct StepView {
   std::string output_json;  // JSON, "null" when none
   std::vector<ArtifactRef> artifacts;
   std::optional<UnfittableView> unfittable;  // absent or null on the wire: none
+  // Why a failed or cancelled step ended: {"class": ..., "message": ...};
+  // "null" otherwise (docs/protocol.md "Runs").
+  std::string error_json = "null";
 };
 
 struct RunView {
@@ -292,7 +296,33 @@ struct RunView {
   std::string correlation_json;
   std::string created_at;
   std::optional<std::string> finished_at, deadline_at;
+  // Why a failed, timed-out or cancelled run ended; nullopt while it runs
+  // and once it completed.
+  std::optional<std::string> reason;
   std::vector<StepView> steps;
+};
+
+// GET /v1/api/runs: which runs, newest first.
+struct RunListQuery {
+  std::optional<std::string> workflow;
+  std::optional<std::string> state;  // a run state's name
+  int64_t limit = kDefaultRunList;   // 1..kMaxRunList
+};
+
+// One run in the list.
+struct RunSummary {
+  std::string run_id;
+  std::string workflow;
+  std::string version;
+  std::string status;
+  std::string correlation_json = "null";
+  std::string created_at;
+  std::optional<std::string> finished_at;
+};
+
+struct RunList {
+  std::vector<RunSummary> runs;
+  bool more = false;  // more runs matched than were returned
 };
 
 struct JournalEvent {

@@ -71,5 +71,7 @@ std::string SerializeRunView(const RunView& r);
 Result<RunView> ParseRunView(std::string_view json);
 std::string SerializeJournal(const Journal& j);
 Result<Journal> ParseJournal(std::string_view json);
+std::string SerializeRunList(const RunList& list);
+Result<RunList> ParseRunList(std::string_view json);
 
 }  // namespace scimesh

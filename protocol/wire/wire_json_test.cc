@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -67,6 +68,7 @@ const std::map<std::string, RoundTrip>& Examples() {
       {"run.cancel.response.json", Via(ParseRunStatus, SerializeRunStatus)},
       {"run.show.response.json", Via(ParseRunView, SerializeRunView)},
       {"run.journal.response.json", Via(ParseJournal, SerializeJournal)},
+      {"run.list.response.json", Via(ParseRunList, SerializeRunList)},
   };
   return m;
 }
@@ -131,13 +133,37 @@ std::string LeaseWith(const std::string& field, const std::string& value_json) {
   return ToJsonText(d);
 }
 
+TEST(WireJson, WhyARunEndedIsKeptAndAnOlderCoordinatorsAnswerReadsAsNull) {
+  const std::string run = R"({"run_id":"r_1","workflow":"w","version":"1","status":"failed","input":{},)"
+                          R"("state":{},"correlation":null,"created_at":"2026-11-29T07:59:58.000Z",)"
+                          R"("finished_at":null,"deadline_at":null,"reason":"step a failed: fatal: x",)"
+                          R"("steps":[{"step_id":"a","status":"failed","attempts":[{"attempt":1,"lease_id":"l_1",)"
+                          R"("worker_id":"w","host":"n1","status":"failed","claimed_at":null,"started_at":null,)"
+                          R"("ended_at":null,"error":{"class":"fatal","message":"x"},"progress":null,"usage":null}],)"
+                          R"("output":null,"artifacts":[],"unfittable":null,"error":{"class":"fatal","message":"x"}}]})";
+  auto v = ParseRunView(run);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(v->reason, "step a failed: fatal: x");
+  EXPECT_EQ(v->steps.at(0).error_json, R"({"class":"fatal","message":"x"})");
+  EXPECT_EQ(v->steps[0].attempts.at(0).host, "n1");
+  EXPECT_EQ(SerializeRunView(*v), run);
+  // Without `reason`, `error` and `host` (a coordinator from before them): null.
+  std::string older = std::regex_replace(run, std::regex(R"re("reason":"[^"]*",|"host":"n1",|,"error":\{[^}]*\}\}\]\}$)re"), "");
+  older += "}]}";
+  auto o = ParseRunView(older);
+  ASSERT_TRUE(o.ok()) << o.status().ToString() << " " << older;
+  EXPECT_EQ(o->reason, std::nullopt) << older;
+  EXPECT_EQ(o->steps.at(0).error_json, "null") << older;
+  EXPECT_EQ(o->steps[0].attempts.at(0).host, std::nullopt) << older;
+}
+
 TEST(WireJson, AnUnfittableStepKeepsItsReason) {
   const std::string step =
       R"({"step_id":"big","status":"queued","attempts":[],"output":null,"artifacts":[],)"
-      R"("unfittable":{"reason":"needs 3 nodes, largest offer 2","workers":2}})";
+      R"("unfittable":{"reason":"needs 3 nodes, largest offer 2","workers":2},"error":null})";
   const std::string run = R"({"run_id":"r_1","workflow":"w","version":"1","status":"running","input":{},)"
                           R"("state":{},"correlation":null,"created_at":"2026-11-29T07:59:58.000Z",)"
-                          R"("finished_at":null,"deadline_at":null,"steps":[)" + step + "]}";
+                          R"("finished_at":null,"deadline_at":null,"reason":null,"steps":[)" + step + "]}";
   auto v = ParseRunView(run);
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   ASSERT_TRUE(v->steps.at(0).unfittable);

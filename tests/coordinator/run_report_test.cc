@@ -1,6 +1,7 @@
-// Integration: what a step reported is visible to people (#18 item 6): each
-// attempt's last heartbeated `progress` and the `usage` it completed with, in
-// `run show` (text and --json), the run API and the journal.
+// Integration: what a step reported is visible to people: each attempt's
+// last heartbeated `progress` and the `usage` it completed with, where its
+// directory is, and why a run and its steps failed, in `run show` (text and
+// --json), the run API and the journal.
 #include <map>
 
 #include <rapidjson/stringbuffer.h>
@@ -70,12 +71,42 @@ TEST_F(RunReport, LastProgressAndUsageOfEachAttemptAreShownAndJournalled) {
 
   std::string out;
   ASSERT_EQ(Cli({"run", "show", run}, &out), 0) << out;
-  EXPECT_NE(out.find(R"(#1  progress {"iter":20,"residual":0.5})"), std::string::npos) << out;
-  EXPECT_NE(out.find(R"(#2  progress {"iter":99}  usage {"cpu_s":12.5})"), std::string::npos) << out;
+  // Every attempt: its status and error, where its directory is (the host
+  // its worker registered with), what it reported.
+  EXPECT_NE(out.find("#1  failed (retryable: diverged)  dir localhost:<spool>/" + run +
+                     R"(/s/1  progress {"iter":20,"residual":0.5})"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("#2  completed  dir localhost:<spool>/" + run +
+                     R"(/s/2  progress {"iter":99}  usage {"cpu_s":12.5})"),
+            std::string::npos)
+      << out;
   ASSERT_EQ(Cli({"run", "show", run, "--json"}, &out), 0) << out;
   EXPECT_NE(out.find(R"("usage":{"cpu_s":12.5})"), std::string::npos) << out;
   ASSERT_EQ(Cli({"run", "watch", run}, &out), 0) << out;
   EXPECT_NE(out.find(R"("usage":{"cpu_s":12.5})"), std::string::npos) << out;
+}
+
+TEST_F(RunReport, AFailedRunNamesWhyForTheRunAndEveryStepThatDidNotComplete) {
+  RegisterOrDie(*w1_, "worker-1",
+                Definitions("pi", R"([{"id":"pi-a","input":{"n":"{{input.n}}"}},{"id":"pi-b","needs":["pi-a"]}])"));
+  const std::string run = StartRunOrEmpty("pi", R"({"m":5})");
+  std::string out;
+  ASSERT_EQ(Cli({"run", "show", run}, &out), 0) << out;
+  EXPECT_NE(out.find("  failed: step pi-a failed: fatal: input template: 'input.n' not found\n"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("step pi-a  failed (fatal: input template: 'input.n' not found)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("step pi-b  cancelled (cancelled: never ran: it needs step pi-a, which failed)\n"),
+            std::string::npos)
+      << out;
+  ASSERT_EQ(Cli({"run", "show", run, "--json"}, &out), 0) << out;
+  rapidjson::Document doc;
+  ASSERT_FALSE(doc.Parse(out.c_str()).HasParseError()) << out;
+  EXPECT_STREQ(doc["reason"].GetString(), "step pi-a failed: fatal: input template: 'input.n' not found");
+  EXPECT_STREQ(doc["steps"][0]["error"]["class"].GetString(), "fatal");
+  EXPECT_STREQ(doc["steps"][0]["error"]["message"].GetString(), "input template: 'input.n' not found");
+  EXPECT_EQ(doc["steps"][0]["attempts"].Size(), 0u);
+  EXPECT_STREQ(doc["steps"][1]["error"]["class"].GetString(), "cancelled");
 }
 
 TEST_F(RunReport, AnAttemptThatReportedNothingShowsNull) {

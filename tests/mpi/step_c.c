@@ -1,8 +1,8 @@
 /* A small step written in C against scimesh/step.h (system test program).
  * Input {"terms": N, "wait_for_cancel": bool}: every rank sums its share of
  * 1..N, polling cancelled() each iteration; rank 0 writes {"sum": S, "ranks": R,
- * "language": "c"} and a small artifact. With wait_for_cancel it loops until
- * the lease is lost, then reports how many polls it made after that. */
+ * "language": "c"} and a small artifact. With wait_for_cancel it reports the
+ * progress {"phase": "waiting"} and loops until the lease is lost. */
 #include <mpi.h>
 #include <scimesh/step.h>
 #include <stdio.h>
@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   int wait_for_cancel = strstr(input, "\"wait_for_cancel\":true") != NULL;
 
   if (wait_for_cancel) {
+    scimesh_step_progress(step, "{\"phase\":\"waiting\"}"); /* sent with the next heartbeat */
     double t0 = MPI_Wtime();
     int cancelled = 0;
     while (!cancelled && MPI_Wtime() - t0 < 120) {
