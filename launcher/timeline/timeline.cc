@@ -44,12 +44,42 @@ size_t Timeline::StepCount() const {
   return steps.size();
 }
 
-std::vector<std::string> Timeline::StepIds() const {
-  std::vector<std::string> ids;
-  for (const auto& b : bars) {
-    if (std::find(ids.begin(), ids.end(), b.step_id) == ids.end()) ids.push_back(b.step_id);
+std::string TimelineBar::Owner() const { return workflow.empty() ? "run " + run_id : workflow; }
+
+AttemptEnd EndOf(const TimelineBar& b) {
+  if (b.outcome == "completed") return AttemptEnd::kCompleted;
+  if (b.outcome == "failed") {
+    // The launcher writes a failure's class as its detail.
+    return b.detail == "preempted" || b.detail == "cancelled" ? AttemptEnd::kStopped : AttemptEnd::kFailed;
   }
-  return ids;
+  return b.outcome == "abandoned" ? AttemptEnd::kStopped : AttemptEnd::kUnknown;
+}
+
+std::string EndName(const TimelineBar& b) {
+  if (b.outcome.empty()) return "unfinished";
+  return b.outcome == "failed" && EndOf(b) == AttemptEnd::kStopped ? b.detail : b.outcome;
+}
+
+std::vector<TimelineStep> Timeline::Steps() const {
+  std::vector<TimelineStep> steps;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& b : bars) {
+    if (seen.emplace(b.Owner(), b.step_id).second) steps.push_back({b.Owner(), b.step_id});
+  }
+  return steps;
+}
+
+std::vector<std::string> Timeline::Owners() const {
+  std::vector<std::string> owners;
+  std::set<std::string> seen;
+  for (const auto& b : bars) {
+    if (seen.insert(b.Owner()).second) owners.push_back(b.Owner());
+  }
+  return owners;
+}
+
+std::string StepLabel(const TimelineStep& step, bool name_owner) {
+  return name_owner ? step.owner + " / " + step.step_id : step.step_id;
 }
 
 Result<Timeline> ParseEvents(std::string_view jsonl) {
@@ -79,6 +109,7 @@ Result<Timeline> ParseEvents(std::string_view jsonl) {
       TimelineBar& b = bars[id];
       b.lease_id = id;
       b.run_id = Str(d, "run_id");
+      b.workflow = Str(d, "workflow");
       b.step_id = Str(d, "step_id");
       b.attempt = d.HasMember("attempt") && d["attempt"].IsInt() ? d["attempt"].GetInt() : 0;
       b.start = b.end = at;
@@ -98,6 +129,7 @@ Result<Timeline> ParseEvents(std::string_view jsonl) {
       bars[id].end = at;
     } else if (event == "outcome" && bars.count(id)) {
       bars[id].outcome = Str(d, "outcome");
+      bars[id].detail = Str(d, "detail");
       if (bars[id].end < 0) bars[id].end = at;
     }
   }
@@ -116,19 +148,41 @@ Result<Timeline> ParseEvents(std::string_view jsonl) {
   return t;
 }
 
-std::string TimelineSummary(const Timeline& t) {
-  std::map<std::string, int> outcomes;
-  for (const auto& b : t.bars) outcomes[b.outcome.empty() ? "unfinished" : b.outcome]++;
-  const int cpus = t.Cpus();
+namespace {
+
+// "steps: 3, attempts: 4 (completed 3, failed 1)" for the bars `owner` names ("": all).
+std::string Counts(const Timeline& t, const std::string& owner) {
+  std::map<std::string, int> ends;
+  std::set<std::pair<std::string, std::string>> steps;
+  size_t attempts = 0;
+  for (const auto& b : t.bars) {
+    if (!owner.empty() && b.Owner() != owner) continue;
+    ends[EndName(b)]++;
+    steps.emplace(b.run_id, b.step_id);
+    ++attempts;
+  }
   std::ostringstream s;
-  s << "steps: " << t.StepCount() << ", attempts: " << t.bars.size();
+  s << "steps: " << steps.size() << ", attempts: " << attempts;
   const char* sep = " (";
-  for (const auto& [o, n] : outcomes) {
-    s << sep << o << " " << n;
+  for (const auto& [end, n] : ends) {
+    s << sep << end << " " << n;
     sep = ", ";
   }
-  if (!outcomes.empty()) s << ")";
-  s << "\nnodes: " << t.nodes.size() << ", cpus: " << cpus << ", busy span: " << Fixed(t.busy_span, 1)
+  if (!ends.empty()) s << ")";
+  return s.str();
+}
+
+}  // namespace
+
+std::string TimelineSummary(const Timeline& t) {
+  const int cpus = t.Cpus();
+  std::ostringstream s;
+  s << Counts(t, "") << "\n";
+  const std::vector<std::string> owners = t.Owners();
+  if (owners.size() > 1) {
+    for (const auto& owner : owners) s << "  " << owner << ": " << Counts(t, owner) << "\n";
+  }
+  s << "nodes: " << t.nodes.size() << ", cpus: " << cpus << ", busy span: " << Fixed(t.busy_span, 1)
     << " s, then idle: " << Fixed(t.IdleTail(), 1) << " s\n";
   s << "core-time utilization: " << Fixed(100 * t.Utilization(), 1) << " % of the busy span (busy "
     << Fixed(t.busy_core_seconds, 1) << " of " << Fixed(cpus * t.busy_span, 1) << " core-seconds)\n";

@@ -1,5 +1,6 @@
 // Drawing the timeline as SVG: rows, bars by step and outcome, idle tail, axis, legend.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -39,54 +40,62 @@ std::string Colour(size_t i) {
   return "hsl(" + std::to_string(static_cast<int>(hue)) + ",55%,55%)";
 }
 
-enum class Outcome { kCompleted, kFailed, kOther };
-Outcome OutcomeOf(const TimelineBar& b) {
-  if (b.outcome == "completed") return Outcome::kCompleted;
-  return b.outcome == "failed" ? Outcome::kFailed : Outcome::kOther;
-}
-
-// The fill and outline of a bar or a legend swatch: `colour` solid, the
-// pattern `hatch` (the same colour hatched), or the colour pale.
-std::string Style(const std::string& colour, const std::string& hatch, Outcome o) {
-  switch (o) {
-    case Outcome::kCompleted: return "fill=\"" + colour + "\"";
-    case Outcome::kFailed: return "fill=\"url(#" + hatch + ")\" stroke=\"#c00\" stroke-width=\"1.5\"";
-    case Outcome::kOther: break;
+// The fill and outline of a bar or a legend swatch in `colour`: solid, the
+// patterns "hatch-<pattern>" (failed) or "dots-<pattern>" (stopped), or pale.
+std::string Style(const std::string& colour, const std::string& pattern, AttemptEnd end) {
+  switch (end) {
+    case AttemptEnd::kCompleted: return "fill=\"" + colour + "\"";
+    case AttemptEnd::kFailed: return "fill=\"url(#hatch-" + pattern + ")\" stroke=\"#c00\" stroke-width=\"1.5\"";
+    case AttemptEnd::kStopped: return "fill=\"url(#dots-" + pattern + ")\" stroke=\"#333\" stroke-width=\"1\"";
+    case AttemptEnd::kUnknown: break;
   }
   return "fill=\"" + colour + "\" fill-opacity=\"0.3\" stroke=\"#555\" stroke-dasharray=\"3,2\"";
 }
 
+// Failed: the colour hatched with white.
 std::string Hatch(const std::string& id, const std::string& colour) {
-  return "<pattern id=\"" + id + "\" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\" " +
+  return "<pattern id=\"hatch-" + id + "\" patternUnits=\"userSpaceOnUse\" width=\"6\" height=\"6\" " +
          "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"white\"/><rect width=\"3\" " +
          "height=\"6\" fill=\"" + colour + "\"/></pattern>\n";
+}
+
+// Stopped: the colour with white dots (mostly colour: a narrow bar still shows it).
+std::string Dots(const std::string& id, const std::string& colour) {
+  return "<pattern id=\"dots-" + id + "\" patternUnits=\"userSpaceOnUse\" width=\"5\" height=\"5\">" +
+         "<rect width=\"5\" height=\"5\" fill=\"" + colour + "\"/><circle cx=\"2.5\" cy=\"2.5\" r=\"1.2\" " +
+         "fill=\"white\"/></pattern>\n";
 }
 
 constexpr char kKeyColour[] = "#888888";
 
 struct LegendEntry {
   std::string label;
-  std::string colour, hatch;
-  Outcome style;
+  std::string colour, pattern;
+  AttemptEnd style;
 };
 
 // The legend: kOutcomeKeys outcome styles, then every step with its colour.
-constexpr size_t kOutcomeKeys = 3;
-std::vector<LegendEntry> Legend(const Timeline& t, const std::vector<std::string>& ids) {
-  std::vector<LegendEntry> out = {{"completed (solid)", kKeyColour, "hatch-key", Outcome::kCompleted},
-                                  {"failed (hatched, red outline)", kKeyColour, "hatch-key", Outcome::kFailed},
-                                  {"abandoned, unreported or unfinished (pale, dashed)", kKeyColour, "hatch-key",
-                                   Outcome::kOther}};
-  for (size_t i = 0; i < ids.size(); ++i) {
-    int attempts = 0, failed = 0;
-    for (const auto& b : t.bars) {
-      if (b.step_id != ids[i]) continue;
-      ++attempts;
-      failed += OutcomeOf(b) == Outcome::kFailed;
-    }
-    std::string label = ids[i] + " (" + std::to_string(attempts) + (attempts == 1 ? " attempt" : " attempts");
-    out.push_back({label + (failed > 0 ? ", " + std::to_string(failed) + " failed)" : ")"), Colour(i), "",
-                   Outcome::kCompleted});
+constexpr size_t kOutcomeKeys = 4;
+std::vector<LegendEntry> Legend(const Timeline& t, const std::vector<TimelineStep>& steps, bool name_owner) {
+  std::vector<LegendEntry> out = {
+      {"completed (solid)", kKeyColour, "key", AttemptEnd::kCompleted},
+      {"failed (hatched, red outline)", kKeyColour, "key", AttemptEnd::kFailed},
+      {"stopped: preempted, cancelled or abandoned (dotted)", kKeyColour, "key", AttemptEnd::kStopped},
+      {"unreported or unfinished (pale, dashed)", kKeyColour, "key", AttemptEnd::kUnknown}};
+  std::map<std::pair<std::string, std::string>, std::array<int, 3>> counts;  // attempts, failed, stopped
+  for (const auto& b : t.bars) {
+    auto& c = counts[{b.Owner(), b.step_id}];
+    ++c[0];
+    c[1] += EndOf(b) == AttemptEnd::kFailed;
+    c[2] += EndOf(b) == AttemptEnd::kStopped;
+  }
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const auto& [attempts, failed, stopped] = counts[{steps[i].owner, steps[i].step_id}];
+    std::string label = StepLabel(steps[i], name_owner) + " (" + std::to_string(attempts) +
+                        (attempts == 1 ? " attempt" : " attempts");
+    if (failed > 0) label += ", " + std::to_string(failed) + " failed";
+    if (stopped > 0) label += ", " + std::to_string(stopped) + " stopped";
+    out.push_back({label + ")", Colour(i), std::to_string(i), AttemptEnd::kCompleted});
   }
   return out;
 }
@@ -165,13 +174,13 @@ Layout LayoutOf(const Timeline& t, const ChartRows& rows, const std::vector<Lege
   return l;
 }
 
-// The opening tag, the patterns (a hatch per step, the idle tail's), the
+// The opening tag, the patterns (a hatch and dots per step, the idle tail's), the
 // white background, the title and the stats line.
 void WriteHead(std::ostream& s, const Layout& l, size_t steps, const std::string& stats) {
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << Fixed(l.width, 0) << "\" height=\""
     << Fixed(l.height, 0) << "\" font-family=\"sans-serif\" font-size=\"11\">\n<defs>\n";
-  s << Hatch("hatch-key", kKeyColour);
-  for (size_t i = 0; i < steps; ++i) s << Hatch("hatch-" + std::to_string(i), Colour(i));
+  s << Hatch("key", kKeyColour) << Dots("key", kKeyColour);
+  for (size_t i = 0; i < steps; ++i) s << Hatch(std::to_string(i), Colour(i)) << Dots(std::to_string(i), Colour(i));
   s << "<pattern id=\"idle\" patternUnits=\"userSpaceOnUse\" width=\"8\" height=\"8\" patternTransform=\"rotate(45)\">"
     << "<rect width=\"8\" height=\"8\" fill=\"#e6e6e6\"/><rect width=\"2\" height=\"8\" fill=\"#cccccc\"/></pattern>\n"
     << "</defs>\n<rect width=\"" << Fixed(l.width, 0) << "\" height=\"" << Fixed(l.height, 0)
@@ -198,21 +207,28 @@ void WriteIdleTail(std::ostream& s, const Timeline& t, const Layout& l) {
     << Fixed(t.IdleTail(), 1) << " s</text></g>\n";
 }
 
-// One bar per attempt and PU, in its step's colour and its outcome's style.
-void WriteBars(std::ostream& s, const Timeline& t, const std::vector<std::string>& ids, const ChartRows& rows,
-               const Layout& l) {
-  std::map<std::string, size_t> step_index;
-  for (size_t i = 0; i < ids.size(); ++i) step_index[ids[i]] = i;
-  for (const auto& b : t.bars) {
-    const size_t step = step_index.at(b.step_id);
-    for (const auto& [name, cpus] : b.cores) {
-      for (int c : cpus) {
-        const double y = l.top + kRowH * static_cast<double>(rows.index.at({name, c}));
-        s << "<rect x=\"" << Fixed(l.X(b.start), 1) << "\" y=\"" << y << "\" width=\""
-          << Fixed(std::max(1.0, kChartW * (b.end - b.start) / l.span), 1) << "\" height=\"" << kRowH - 2 << "\" "
-          << Style(Colour(step), "hatch-" + std::to_string(step), OutcomeOf(b)) << "><title>" << Escape(b.step_id)
-          << " attempt " << b.attempt << " (" << Escape(b.outcome.empty() ? "unfinished" : b.outcome) << ") "
-          << Fixed(b.end - b.start, 1) << " s</title></rect>\n";
+// One bar per attempt and PU, in its step's colour and its outcome's style,
+// at least kMinBarWidth wide from its start. The bars widened to the minimum
+// are drawn last, over their neighbours: no bar hides them.
+void WriteBars(std::ostream& s, const Timeline& t, const std::vector<TimelineStep>& steps, bool name_owner,
+               const ChartRows& rows, const Layout& l) {
+  std::map<std::pair<std::string, std::string>, size_t> step_index;
+  for (size_t i = 0; i < steps.size(); ++i) step_index[{steps[i].owner, steps[i].step_id}] = i;
+  auto width = [&](const TimelineBar& b) { return kChartW * (b.end - b.start) / l.span; };
+  for (const bool narrow : {false, true}) {
+    for (const auto& b : t.bars) {
+      if ((width(b) < kMinBarWidth) != narrow) continue;
+      const size_t step = step_index.at({b.Owner(), b.step_id});
+      const double seconds = b.end - b.start;
+      for (const auto& [name, cpus] : b.cores) {
+        for (int c : cpus) {
+          const double y = l.top + kRowH * static_cast<double>(rows.index.at({name, c}));
+          s << "<rect x=\"" << Fixed(l.X(b.start), 1) << "\" y=\"" << y << "\" width=\""
+            << Fixed(std::max(kMinBarWidth, width(b)), 1) << "\" height=\"" << kRowH - 2 << "\" "
+            << Style(Colour(step), std::to_string(step), EndOf(b)) << "><title>"
+            << Escape(StepLabel(steps[step], name_owner)) << " attempt " << b.attempt << " ("
+            << Escape(EndName(b)) << ") " << Fixed(seconds, seconds < 1 ? 2 : 1) << " s</title></rect>\n";
+        }
       }
     }
   }
@@ -236,7 +252,7 @@ void WriteLegend(std::ostream& s, const std::vector<LegendEntry>& legend, const 
     const double y = l.legend_y + 8 + kLegendRowH * static_cast<double>(i < kOutcomeKeys ? 0 : 1 + step / l.columns);
     if (i < kOutcomeKeys) key_x += EntryWidth(legend[i]);
     s << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << kSwatch << "\" height=\"" << kSwatch << "\" "
-      << Style(legend[i].colour, legend[i].hatch, legend[i].style) << "/><text x=\"" << x + kSwatch + 6
+      << Style(legend[i].colour, legend[i].pattern, legend[i].style) << "/><text x=\"" << x + kSwatch + 6
       << "\" y=\"" << y + 11 << "\">" << Escape(legend[i].label) << "</text>\n";
   }
   s << "</g>\n";
@@ -246,16 +262,17 @@ void WriteLegend(std::ostream& s, const std::vector<LegendEntry>& legend, const 
 
 std::string TimelineSvg(const Timeline& t) {
   const ChartRows rows = RowsOf(t);
-  const std::vector<std::string> ids = t.StepIds();
-  const std::vector<LegendEntry> legend = Legend(t, ids);
+  const std::vector<TimelineStep> steps = t.Steps();
+  const bool name_owner = t.Owners().size() > 1;
+  const std::vector<LegendEntry> legend = Legend(t, steps, name_owner);
   const std::string stats = Stats(t);
   const Layout layout = LayoutOf(t, rows, legend, stats);
 
   std::ostringstream s;
-  WriteHead(s, layout, ids.size(), stats);
+  WriteHead(s, layout, steps.size(), stats);
   WriteRows(s, rows, layout);
   if (t.IdleTail() > 0 && !rows.keys.empty()) WriteIdleTail(s, t, layout);
-  WriteBars(s, t, ids, rows, layout);
+  WriteBars(s, t, steps, name_owner, rows, layout);
   WriteAxis(s, layout);
   WriteLegend(s, legend, layout);
   s << "</svg>\n";
