@@ -187,7 +187,10 @@ WatchParams LaunchedStep::watch_params() const {
 
 StepResult LaunchedStep::NotStarted(const Status& spawn_error) {
   if (in_.events) in_.events->End(ctx_.lease(), "not started");
-  return StepResult::Fatal(spawn_error.message());
+  // A single-rank step runs on its placement's one node (forked here, or by
+  // that node's agent).
+  const auto& nodes = in_.placement.nodes;
+  return DescribeNotStarted(spawn_error, nodes.size() == 1 ? nodes[0].name : HostName());
 }
 
 StepResult LaunchedStep::AgentGone(const std::string& why) {

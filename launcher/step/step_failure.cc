@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <regex>
 #include <sstream>
@@ -119,6 +120,21 @@ std::optional<ExecFailure> FindExecFailure(std::string_view step_err, std::optio
                        ProgramName(m[1].str())};
   }
   return ExecFailure{exit_code == 127, ProgramName(program_path)};
+}
+
+StepResult DescribeNotStarted(const Status& spawn_error, const std::string& host) {
+  static const std::regex start(R"(^cannot start '([^']*)': (.*)$)");
+  const std::string message = spawn_error.message();
+  std::smatch m;
+  if (spawn_error.code() == Code::kUnavailable) {
+    return StepResult::Retryable("the step could not be started: " + message);
+  }
+  if (!std::regex_match(message, m, start)) return StepResult::Fatal(message);
+  // The agent's report arrives as text: the reason itself tells which.
+  const bool not_found = m[2].str() == std::strerror(ENOENT);
+  return StepResult::Fatal("the step failed: '" + m[1].str() + "' " + (not_found ? "not found" : "cannot execute") +
+                           " (rank 0 on " + host + ": " + m[2].str() +
+                           "); a retry cannot help: check the step's command and its PATH on the nodes");
 }
 
 StepResult DescribeFailedLaunch(const FailedLaunch& in) {

@@ -61,4 +61,11 @@ struct FailedLaunch {
 // `fatal` when a program could not be started, `retryable` otherwise.
 StepResult DescribeFailedLaunch(const FailedLaunch& in);
 
+// The step's program could not be started by the launcher itself (a
+// single-rank step forked on `host`): `spawn_error` is the spawn's
+// ("cannot start 'solvr': No such file or directory"). Not found or not
+// executable: `fatal`, worded like a rank's exec failure, naming rank 0 and
+// the host; no resources (EAGAIN, ENOMEM): `retryable`; else `fatal`.
+StepResult DescribeNotStarted(const Status& spawn_error, const std::string& host);
+
 }  // namespace scimesh::launcher

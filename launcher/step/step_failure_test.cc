@@ -43,6 +43,28 @@ StepResult Describe(ExitInfo exit, const std::string& err, const StepCommand& cm
   return DescribeFailedLaunch({exit, err, &cmd, std::move(by)});
 }
 
+// What the launcher's own spawn says (protocol/util/child_process.cc) for a
+// single-rank step it forks: worded like a rank's exec failure.
+TEST(StepFailure, ASingleRankThatCannotStartIsNamedLikeARanksExecFailure) {
+  auto missing = DescribeNotStarted(Status::NotFound("cannot start 'solvr': No such file or directory"), "n1");
+  EXPECT_EQ(missing.error_class(), FailClass::kFatal);
+  EXPECT_EQ(missing.message(),
+            "the step failed: 'solvr' not found (rank 0 on n1: No such file or directory); a retry cannot help: "
+            "check the step's command and its PATH on the nodes");
+  auto denied = DescribeNotStarted(Status::PermissionDenied("cannot start 'run.sh': Permission denied"), "n1");
+  EXPECT_EQ(denied.error_class(), FailClass::kFatal);
+  EXPECT_NE(denied.message().find("'run.sh' cannot execute (rank 0 on n1: Permission denied)"), std::string::npos)
+      << denied.message();
+  // The node agent's report of the same (its "failed" event) comes as text.
+  auto agent = DescribeNotStarted(Status::Io("cannot start 'solvr': No such file or directory"), "n2");
+  EXPECT_EQ(agent.message().rfind("the step failed: 'solvr' not found (rank 0 on n2: ", 0), 0u) << agent.message();
+  auto busy = DescribeNotStarted(Status::Unavailable("cannot start 'solver': Resource temporarily unavailable"), "n1");
+  EXPECT_EQ(busy.error_class(), FailClass::kRetryable) << "no process slots now is not the step's fault";
+  auto other = DescribeNotStarted(Status::NotFound("cannot enter the working directory: No such file or directory"), "n1");
+  EXPECT_EQ(other.error_class(), FailClass::kFatal);
+  EXPECT_EQ(other.message(), "cannot enter the working directory: No such file or directory");
+}
+
 TEST(StepFailure, TheFirstFailingRanksExitComesFirstUnderSrun) {
   const StepCommand cmd = Command("/opt/app/bin/solver");
   StepResult r = Describe({false, 143}, kSrunExit7, cmd);

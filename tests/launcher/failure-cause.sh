@@ -6,7 +6,9 @@
 #   rank3    rank 3 exits 7, the others are stopped: "rank 3 ...: exit code 7" first
 #   wrapped  a 2-rank step through scimesh-rank whose program does not exist
 #   native   the same, started directly by mpirun/srun (no wrapper)
-# Both missing-program steps allow 3 attempts and must fail `fatal` after one.
+#   single   a 1-rank step whose program does not exist, started by the
+#            launcher itself (local) or its node's agent (slurm)
+# The missing-program steps allow 3 attempts and must fail `fatal` after one.
 mode=${1:?usage: failure-cause.sh local|slurm}
 source "$(dirname "$0")/../lib/harness.sh"
 harness_init "failure-cause-$mode"
@@ -27,7 +29,10 @@ cat >"$WORK/defs.json" <<JSON
   {"workflow": "missing-wrapped", "version": "1", "steps": [
     {"id": "wrapped", $missing, "run": {"argv": ["bin/solvr"], "mpi": "none"}}]},
   {"workflow": "missing-native", "version": "1", "steps": [
-    {"id": "native", $missing, "run": {"argv": ["bin/solvr"], "native": true, "mpi": "none"}}]}
+    {"id": "native", $missing, "run": {"argv": ["bin/solvr"], "native": true, "mpi": "none"}}]},
+  {"workflow": "missing-single", "version": "1", "steps": [
+    {"id": "single", "max_attempts": 3, "walltime_s": 60, "resources": {"nodes": 1, "ranks_per_node": 1},
+     "run": {"argv": ["bin/solvr"], "mpi": "none"}}]}
 ]}
 JSON
 jq . "$WORK/defs.json" >/dev/null || fail "bad test definitions"
@@ -47,7 +52,8 @@ fi
 registered() { api POST /runs -o "$WORK/run.json" -w '%{http_code}' -d '{"workflow":"cause","input":{}}' | grep -q 201; }
 wait_for "the launcher registered" 60 registered
 r_cause=$(jq -r .run_id "$WORK/run.json")
-declare -A run_of=([wrapped]=$(run_start missing-wrapped '{}') [native]=$(run_start missing-native '{}'))
+declare -A run_of=([wrapped]=$(run_start missing-wrapped '{}') [native]=$(run_start missing-native '{}')
+  [single]=$(run_start missing-single '{}'))
 for r in "$r_cause" "${run_of[@]}"; do
   s=$(wait_run "$r" 120)
   [[ $s == failed ]] || fail "run $r ended '$s', not failed: $(api GET "/runs/$r")"
@@ -66,12 +72,16 @@ if [[ $mode == slurm ]]; then
   grep -qF "\`$msg\`" "$guide" || fail "docs/user-guide.md's failure table does not show '$msg'"
 fi
 
-for step in wrapped native; do
+# single: one rank, started by the launcher itself (local) or its node's
+# agent (slurm): the same words, naming rank 0 and its node.
+for step in wrapped native single; do
   classes=$(attempts "${run_of[$step]}" "$step" .error.class | tr '\n' ' ')
   msg=$(attempts "${run_of[$step]}" "$step" .error.message | head -n1)
   note "$step: [$classes] $msg"
   [[ $classes == "fatal " ]] || fail "$step: a missing program was tried more than once or not fatal: [$classes]"
   [[ $msg == "the step failed: 'solvr' not found ("* ]] || fail "$step: the message does not say what is missing: '$msg'"
   [[ $msg != *"$WORK"* ]] || fail "$step: the message holds a local path: '$msg'"
+  [[ $step != single || $msg == *"(rank 0 on "*"a retry cannot help"* ]] ||
+    fail "single: the message does not name the rank or say a retry cannot help: '$msg'"
 done
 note "failure causes ($mode): OK"
