@@ -88,6 +88,9 @@ if [[ ${runner[0]} == unshare ]]; then
   ((rc != 0 && rc != 124)) || fail "with port 8470 taken the block did not stop on its own (exit $rc)"
   grep -q 'Address already in use' "$WORK/port-taken.out" ||
     fail "with port 8470 taken the block did not say why: $(tail -n 5 "$WORK/port-taken.out")"
+  # The coordinator exits at once; the loop looks every 0.5 s (the launcher
+  # alone would wait out its 30 s call timeout on a listener that never answers).
+  ((SECONDS - started <= 10)) || fail "with port 8470 taken the block took $((SECONDS - started)) s to stop"
   note "the workstation section with port 8470 taken: stopped after $((SECONDS - started)) s, saying why: OK"
 else
   note "skipped the port-taken case: it needs its own network namespace (root)"
