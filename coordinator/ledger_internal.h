@@ -106,6 +106,13 @@ inline std::string DetailJson(std::initializer_list<std::pair<const char*, std::
   return std::string(buf.GetString(), buf.GetSize());
 }
 
+// An error `{"class": ..., "message": ...}` (an attempt's, a step's), or
+// null when there is no class.
+inline std::string ErrorJson(const std::optional<std::string>& error_class, const std::optional<std::string>& message) {
+  if (!error_class) return "null";
+  return DetailJson({{"class", *error_class}, {"message", message.value_or("")}});
+}
+
 // A journal detail: `detail_json` (an object) plus what the attempt reported,
 // `progress` (last heartbeated) and `usage` (from complete), where present.
 std::string WithReport(std::string_view detail_json, const std::optional<std::string>& progress_json,

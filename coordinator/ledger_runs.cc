@@ -36,11 +36,6 @@ std::optional<std::string> OptWireTime(const std::optional<int64_t>& ms) {
   return FormatWireTime(*ms);
 }
 
-// An attempt's `error`: {"class": ..., "message": ...}, or null when it has none.
-std::string ErrorJson(const std::optional<std::string>& error_class, const std::optional<std::string>& message) {
-  if (!error_class) return "null";
-  return DetailJson({{"class", *error_class}, {"message", message.value_or("")}});
-}
 
 }  // namespace
 

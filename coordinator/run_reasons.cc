@@ -4,25 +4,13 @@
 #include <map>
 #include <set>
 
-#include "coordinator/json_text.h"
+#include "coordinator/ledger_internal.h"
 
 namespace scimesh::coordinator {
 namespace {
 
 constexpr char kSelectStepFailures[] =
     "SELECT step_id, detail FROM journal WHERE run_id = ?1 AND type = 'step_failed' ORDER BY seq";
-
-std::string ErrorJson(std::string_view error_class, std::string_view message) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  w.Key("class");
-  WriteString(w, error_class);
-  w.Key("message");
-  WriteString(w, message);
-  w.EndObject();
-  return JsonText(buf);
-}
 
 // A string member of a stored detail, or "".
 std::string MemberOf(const rapidjson::Document& detail, const char* name) {

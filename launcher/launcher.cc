@@ -234,8 +234,7 @@ int Launcher::Run() {
 }
 
 void Launcher::ClaimLoop() {
-  ClaimPacing pacing;
-  auto idle_since = std::chrono::steady_clock::now();
+  idle_since_ = std::chrono::steady_clock::now();
   while (!draining_) {
     auto left = TimeLeftNow();
     if (left && *left <= config_.policy.drain_margin) {
@@ -248,18 +247,19 @@ void Launcher::ClaimLoop() {
       held = held_;
     }
     ClaimCapacity cap = ComputeClaimCapacity(placer_->Free(), left, held, config_.policy);
-    if (held > 0) idle_since = std::chrono::steady_clock::now();
+    if (held > 0) idle_since_ = std::chrono::steady_clock::now();
     // How long an idle launcher may still wait for an offer before it leaves.
     std::optional<Millis> idle_left;
     if (config_.idle_exit.count() > 0 && held == 0) {
-      idle_left = std::chrono::duration_cast<Millis>(config_.idle_exit - (std::chrono::steady_clock::now() - idle_since));
+      const auto idle_for = std::chrono::steady_clock::now() - idle_since_;
+      idle_left = std::chrono::duration_cast<Millis>(config_.idle_exit - idle_for);
     }
     if (idle_left && *idle_left <= Millis(0)) {
       Log()->info("idle for {} s with nothing offered: exiting{}", config_.idle_exit.count(),
                   UnfittableTail(unfittable_));
       break;
     }
-    Millis pause = cap.max == 0 ? Millis(1000) : ClaimOnce(cap, held, idle_left, pacing, idle_since);
+    Millis pause = cap.max == 0 ? Millis(1000) : ClaimOnce(cap, held, idle_left);
     if (idle_left) pause = std::min(pause, *idle_left);
     if (pause > Millis(0) && !draining_) {
       std::unique_lock<std::mutex> lock(mu_);
@@ -268,8 +268,7 @@ void Launcher::ClaimLoop() {
   }
 }
 
-Millis Launcher::ClaimOnce(const ClaimCapacity& cap, size_t held, std::optional<Millis> idle_left,
-                           ClaimPacing& pacing, std::chrono::steady_clock::time_point& idle_since) {
+Millis Launcher::ClaimOnce(const ClaimCapacity& cap, size_t held, std::optional<Millis> idle_left) {
   ClaimRequest req;
   req.worker_id = config_.worker_id;
   req.max = cap.max;
@@ -287,7 +286,7 @@ Millis Launcher::ClaimOnce(const ClaimCapacity& cap, size_t held, std::optional<
   if (!claimed.ok()) {
     if (draining_) return Millis(0);
     bool first = false;
-    const Millis pause = pacing.Failed(claimed.status().message(), &first);
+    const Millis pause = claim_pacing_.Failed(claimed.status().message(), &first);
     // Said once per distinct failure; the events file has one line for it too.
     Log()->log(first ? spdlog::level::warn : spdlog::level::debug, "{}; claiming again in {} ms",
                claimed.status().message(), pause.count());
@@ -296,12 +295,12 @@ Millis Launcher::ClaimOnce(const ClaimCapacity& cap, size_t held, std::optional<
   }
   const int offered = static_cast<int>(claimed->response.leases.size());
   events_->Claim(offered, cap.max);
-  if (offered > 0) idle_since = std::chrono::steady_clock::now();
+  if (offered > 0) idle_since_ = std::chrono::steady_clock::now();
   const Millis held_for = std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - asked_at);
   std::vector<Lease> leases = std::move(claimed->response.leases);
   OrderForPlacement(leases);  // the set fits as a whole only when placed widest first
   for (const Lease& lease : leases) StartLease(lease, claimed->sent_at);
-  return pacing.Answered(offered, held_for, Millis(req.wait_ms));
+  return claim_pacing_.Answered(offered, held_for, Millis(req.wait_ms));
 }
 
 void Launcher::StartLease(const Lease& lease, MonoTime claim_sent_at) {

@@ -89,9 +89,8 @@ class Launcher {
   Status CreateEngine();
   void ClaimLoop();
   // One claim sized to `cap`: starts what it offers; returns how long to
-  // pause before the next (ClaimPacing). `idle_left`: time until --idle-exit.
-  Millis ClaimOnce(const ClaimCapacity& cap, size_t held, std::optional<Millis> idle_left, ClaimPacing& pacing,
-                   std::chrono::steady_clock::time_point& idle_since);
+  // pause before the next (claim_pacing_). `idle_left`: time until --idle-exit.
+  Millis ClaimOnce(const ClaimCapacity& cap, size_t held, std::optional<Millis> idle_left);
   void StartLease(const Lease& lease, MonoTime claim_sent_at);
   void LeaseEnded(const Lease& lease, const LeaseReport& report, std::optional<uint64_t> placement_id);
   void Drain();
@@ -108,6 +107,10 @@ class Launcher {
   std::unique_ptr<LeaseEngine> engine_;  // every claimed lease runs here
   int64_t lease_ttl_ms_ = 30000;
   std::vector<std::string> unfittable_;  // registered steps the allocation can never take
+  // The claim loop's own state (its thread only): pauses between claims,
+  // and since when nothing was held or offered (--idle-exit).
+  ClaimPacing claim_pacing_;
+  std::chrono::steady_clock::time_point idle_since_;
 
   std::atomic<bool> draining_{false};
   std::mutex mu_;

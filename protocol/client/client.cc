@@ -71,8 +71,7 @@ bool Client::SleepUnlessInterrupted(Millis d) {
 }
 
 MonoTime Client::BudgetEnd(const std::optional<LeaseDeadline>& deadline) const {
-  if (deadline) return deadline->at();
-  return ClockOr(options_.clock).Now() + options_.retry_budget;
+  return deadline ? deadline->at() : RetryBudgetEnd(std::nullopt);
 }
 
 MonoTime Client::RetryBudgetEnd(std::optional<Millis> budget) const {

@@ -192,6 +192,12 @@ void WriteRaw(JsonWriter& w, std::string_view key, std::string_view json_text) {
   WriteRawJson(w, json_text);
 }
 
+void WriteOptString(JsonWriter& w, std::string_view key, const std::optional<std::string>& value) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  if (value) w.String(value->data(), static_cast<rapidjson::SizeType>(value->size()));
+  else w.Null();
+}
+
 void WriteInt(JsonWriter& w, std::string_view key, int64_t value) {
   w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
   w.Int64(value);

@@ -80,6 +80,8 @@ void WriteString(JsonWriter& w, std::string_view key, std::string_view value);
 void WriteInt(JsonWriter& w, std::string_view key, int64_t value);
 // A member whose value is already-validated JSON text (WriteRawJson).
 void WriteRaw(JsonWriter& w, std::string_view key, std::string_view json_text);
+// A string member, or null when `value` is empty.
+void WriteOptString(JsonWriter& w, std::string_view key, const std::optional<std::string>& value);
 
 // A read-only view of a JSON object with the path used in error messages
 // ("leases[0].input_artifacts[1]"). Does not own the value. Every failure is

@@ -18,12 +18,7 @@ std::string SerializeRunList(const RunList& list) {
     WriteString(w, "status", r.status);
     WriteRaw(w, "correlation", r.correlation_json);
     WriteString(w, "created_at", r.created_at);
-    w.Key("finished_at");
-    if (r.finished_at) {
-      w.String(r.finished_at->data(), static_cast<rapidjson::SizeType>(r.finished_at->size()));
-    } else {
-      w.Null();
-    }
+    WriteOptString(w, "finished_at", r.finished_at);
     w.EndObject();
   }
   w.EndArray();

@@ -8,12 +8,6 @@
 namespace scimesh {
 namespace {
 
-void WriteOptString(JsonWriter& w, const char* key, const std::optional<std::string>& v) {
-  w.Key(key);
-  if (v) w.String(v->data(), static_cast<rapidjson::SizeType>(v->size()));
-  else w.Null();
-}
-
 Result<AttemptView> AttemptFrom(const JsonObject& o) {
   AttemptView a;
   SCIMESH_ASSIGN_OR_RETURN(a.attempt, o.Int("attempt"));

@@ -1,4 +1,4 @@
-// CliProcess: fork/exec with both output streams on a pipe, read with poll.
+// CliProcess: SpawnChild with both output streams on a pipe, read with poll.
 #include "cli_process.h"
 
 #include <fcntl.h>
@@ -10,44 +10,30 @@
 #include <cerrno>
 #include <chrono>
 
-extern char** environ;
+#include "protocol/util/child_process.h"
 
 namespace scimesh::coordinator::testing {
 
 CliProcess::CliProcess(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
-  // Everything the child needs is built before fork (the test may have threads).
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string entry = *e;
-    if (!env.count(entry.substr(0, entry.find('=')))) env_strings.push_back(entry);
-  }
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
-  std::vector<std::string> argv = {SCIMESH_COORDINATOR_BIN};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> envp, argp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  for (auto& a : argv) argp.push_back(a.data());
-  argp.push_back(nullptr);
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return;
-  pid_ = ::fork();
-  if (pid_ == 0) {
-    ::dup2(fds[1], 1);
-    ::dup2(fds[1], 2);
-    ::execve(argp[0], argp.data(), envp.data());
-    ::_exit(127);
-  }
+  ChildSpec spec;
+  spec.argv = {SCIMESH_COORDINATOR_BIN};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = env;
+  spec.stdout_fd = spec.stderr_fd = fds[1];
+  auto pid = SpawnChild(spec);
   ::close(fds[1]);
   fd_ = fds[0];
+  if (pid.ok()) pid_ = *pid;
 }
 
 CliProcess::~CliProcess() {
   if (pid_ > 0) {
     ::kill(pid_, SIGTERM);
-    for (int i = 0; i < 500 && ::waitpid(pid_, nullptr, WNOHANG) == 0; ++i) ::usleep(10000);
+    for (int i = 0; i < 500 && !PollChild(pid_); ++i) ::usleep(10000);
     ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
+    (void)WaitChild(pid_);
   }
   if (fd_ >= 0) ::close(fd_);
 }
@@ -85,12 +71,9 @@ int CliProcess::Wait() {
   while (ReadSome(1000)) {
   }
   if (pid_ <= 0) return -1;
-  int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
+  const auto exit = WaitChild(pid_);
   pid_ = -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return exit ? exit->ShellStatus() : -1;
 }
 
 }  // namespace scimesh::coordinator::testing

@@ -5,8 +5,6 @@
 // condition, and write one events line per condition, not one per claim.
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,10 +14,9 @@
 
 #include <gtest/gtest.h>
 
+#include "protocol/util/child_process.h"
 #include "tests/client/fake_coordinator.h"
 #include "tests/support/test_dir.h"
-
-extern char** environ;
 
 namespace scimesh::launcher {
 namespace {
@@ -53,30 +50,24 @@ class ClaimLoopTest : public ::testing::Test {
   Observed Watch(FakeCoordinator& fake) {
     const std::string defs = dir_ / "defs.json";
     TestDir::Write(defs, R"({"workflow":"loop","version":"1","steps":[{"id":"a","run":{"argv":["true"]}}]})");
-    std::vector<std::string> args = {SCIMESH_LAUNCH_BIN, "--definitions", defs, "--backend", "local",
-                                     "--spool", dir_ / "spool", "--events", dir_ / "events.jsonl",
-                                     "--url", fake.url(), "--idle-exit", "0", "--wait-ms", "20000"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> env_text = {std::string("SCIMESH_TOKEN=") + kToken, "PATH=/usr/bin:/bin"};
-    std::vector<char*> env;
-    for (auto& e : env_text) env.push_back(e.data());
-    env.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
+    ChildSpec spec;
+    spec.argv = {SCIMESH_LAUNCH_BIN, "--definitions", defs, "--backend", "local", "--spool", dir_ / "spool",
+                 "--events", dir_ / "events.jsonl", "--url", fake.url(), "--idle-exit", "0", "--wait-ms", "20000"};
+    spec.env = {{"SCIMESH_TOKEN", kToken}};
+    spec.unset = [](std::string_view name) { return name.rfind("SCIMESH_", 0) == 0; };
     const std::string log_path = dir_ / "launcher.log";
-    posix_spawn_file_actions_addopen(&actions, 2, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    pid_t pid = -1;
-    EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), env.data()), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    spec.stderr_fd = log;
+    auto pid = SpawnChild(spec);
+    ::close(log);
+    EXPECT_TRUE(pid.ok()) << pid.status().ToString();
+    if (!pid.ok()) return {};
     std::this_thread::sleep_for(kWatched);
     Observed seen;
     seen.claims = fake.server().Count(IsClaim);
-    ::kill(pid, SIGTERM);
-    int status = 0;
-    EXPECT_EQ(::waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status)) << "the launcher did not exit on SIGTERM";
+    ::kill(*pid, SIGTERM);
+    const auto exit = WaitChild(*pid);
+    EXPECT_TRUE(exit && !exit->signaled) << "the launcher did not exit on SIGTERM";
     seen.log = TestDir::Read(log_path);
     seen.warnings = CountLines(seen.log, "[warning]");
     seen.claim_lines = CountLines(TestDir::Read(dir_ / "events.jsonl"), "\"event\":\"claim");
