@@ -37,9 +37,8 @@ else
   CLEANUP_PIDS+=("$!")
 fi
 
-registered() { api POST /runs -o "$WORK/run.json" -w '%{http_code}' -d '{"workflow":"heat-case","input":{}}' | grep -q 201; }
-wait_for "the launcher registered heat-case" 60 registered
-run=$(jq -r .run_id "$WORK/run.json")
+start_first_run heat-case 60
+run=$RUN_ID
 status=$(wait_run "$run" 120)
 show=$(api GET "/runs/$run")
 [[ $status == completed ]] || fail "run $run ended '$status': $show"

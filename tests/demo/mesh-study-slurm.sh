@@ -31,9 +31,8 @@ job=$(sbatch --parsable -N2 --ntasks-per-node=2 -t 10 -o "$WORK/launcher.log" -J
   --wrap "exec '$SCIMESH_LAUNCH_BIN' --definitions '$WORK/defs.json' --spool '$WORK/spool' --events '$WORK/events.jsonl' --idle-exit 30 --wait-ms 2000 --kill-grace 60")
 CLEANUP_CMDS+=("scancel $job")
 
-registered() { api POST /runs -o "$WORK/run.json" -w '%{http_code}' -d '{"workflow":"mesh-study","input":{}}' | grep -q 201; }
-wait_for "the launcher in job $job registered mesh-study" 60 registered
-run=$(jq -r .run_id "$WORK/run.json")
+start_first_run mesh-study 60 '{}' "the launcher in job $job registered mesh-study"
+run=$RUN_ID
 note "mesh-study run $run in job $job"
 status=$(wait_run "$run" 240)
 show=$(api GET "/runs/$run")

@@ -49,9 +49,8 @@ else
   CLEANUP_PIDS+=("$!")
 fi
 
-registered() { api POST /runs -o "$WORK/run.json" -w '%{http_code}' -d '{"workflow":"cause","input":{}}' | grep -q 201; }
-wait_for "the launcher registered" 60 registered
-r_cause=$(jq -r .run_id "$WORK/run.json")
+start_first_run cause 60 '{}' "the launcher registered"
+r_cause=$RUN_ID
 declare -A run_of=([wrapped]=$(run_start missing-wrapped '{}') [native]=$(run_start missing-native '{}')
   [single]=$(run_start missing-single '{}'))
 for r in "$r_cause" "${run_of[@]}"; do

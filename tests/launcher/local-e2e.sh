@@ -31,9 +31,8 @@ SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE "$SCIMESH_LAUNCH_BIN" --definitions "$WORK
 launcher=$!
 CLEANUP_PIDS+=("$launcher")
 
-registered() { api POST /runs -o /dev/null -w '%{http_code}' -d '{"workflow":"local-mix","input":{"name":"probe"}}' | grep -q 201; }
 # The probe run itself must complete too: it is a real run.
-wait_for "the launcher registered its workflows" 20 registered
+start_first_run local-mix 20 '{"name":"probe"}' "the launcher registered its workflows"
 r1=$(run_start local-mix '{"name":"world"}')
 r2=$(run_start broken '{}')
 r3=$(run_start crash '{}')

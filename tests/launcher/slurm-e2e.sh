@@ -32,9 +32,8 @@ job=$(sbatch --parsable -N2 --ntasks-per-node=2 -t 5 -o "$WORK/job.log" \
 note "allocation: job $job"
 CLEANUP_CMDS+=("scancel $job")
 
-registered() { api POST /runs -o "$WORK/run.json" -w '%{http_code}' -d '{"workflow":"fill","input":{}}' | grep -q 201; }
-wait_for "the launcher in job $job registered" 60 registered
-run=$(jq -r .run_id "$WORK/run.json")
+start_first_run fill 60 '{}' "the launcher in job $job registered"
+run=$RUN_ID
 status=$(wait_run "$run" 120)
 [[ $status == completed ]] || fail "run $run ended '$status': $(api GET /runs/$run)"
 

@@ -37,9 +37,8 @@ job=$(PATH=$WORK/bin:$PATH sbatch --parsable -N2 --exclusive -t 5 -o "$WORK/laun
   --wrap "exec '$SCIMESH_LAUNCH_BIN' --definitions '$WORK/defs.json' --spool '$WORK/spool' --idle-exit 5 --wait-ms 1000 --drain-margin 20")
 [[ -n $job ]] || fail "sbatch refused the allocation"
 CLEANUP_CMDS+=("scancel $job")
-registered() { api POST /runs -o "$WORK/run.json" -w '%{http_code}' -d '{"workflow":"mixed","input":{}}' | grep -q 201; }
-wait_for "the launcher registered" 60 registered
-run=$(jq -er .run_id "$WORK/run.json")
+start_first_run mixed 60 '{}' "the launcher registered"
+run=$RUN_ID
 [[ $(wait_run "$run" 90) == completed ]] || fail "the 4-rank step did not complete: $(api GET "/runs/$run")"
 grep -q "node n2: 1 package.*6 cores" "$WORK/launcher.log" || fail "the launcher did not probe n2: $(cat "$WORK/launcher.log")"
 if grep -q "topology probe:" "$WORK/launcher.log"; then fail "the probe had problems: $(grep 'topology probe:' "$WORK/launcher.log")"; fi

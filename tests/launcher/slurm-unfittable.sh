@@ -17,9 +17,8 @@ job=$(sbatch --parsable -N2 -t 5 -o "$WORK/job.log" \
 note "allocation: job $job"
 CLEANUP_CMDS+=("scancel $job")
 
-registered() { api POST /runs -o "$WORK/run.json" -w '%{http_code}' -d '{"workflow":"wide3","input":{}}' | grep -q 201; }
-wait_for "the launcher in job $job registered" 60 registered
-run=$(jq -r .run_id "$WORK/run.json")
+start_first_run wide3 60 '{}' "the launcher in job $job registered"
+run=$RUN_ID
 want="needs 3 nodes, largest offer 2"
 show() { SCIMESH_TOKEN_FILE=$EXEC_TOKEN_FILE "$SCIMESH_COORDINATOR_BIN" run show "$run" "$@"; }
 marked() { show >"$WORK/show.txt" 2>&1 && grep -qF "step three  queued  no worker can fit: $want" "$WORK/show.txt"; }

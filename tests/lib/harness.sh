@@ -125,6 +125,20 @@ run_start() {
 
 run_status() { api GET "/runs/$1" | jq -r .status; }
 
+# start_first_run WORKFLOW TIMEOUT_S [INPUT] [WHAT]: starts a run of WORKFLOW
+# (input INPUT, default {}) as soon as a launcher has registered it -- the
+# coordinator answers 404 until then -- and sets RUN_ID. Fails with "timed
+# out waiting for: WHAT" after TIMEOUT_S (scaled).
+start_first_run() {
+  local workflow=$1 timeout=$2 input=${3:-'{}'} what=${4:-"the launcher registered $1"}
+  _first_run_started() {
+    api POST /runs -o "$WORK/first-run.json" -w '%{http_code}' \
+      -d "{\"workflow\":\"$workflow\",\"input\":$input}" | grep -q 201
+  }
+  wait_for "$what" "$timeout" _first_run_started
+  RUN_ID=$(jq -er .run_id "$WORK/first-run.json")
+}
+
 # wait_run RUN_ID TIMEOUT_S: waits for a terminal status; prints it.
 wait_run() {
   local run=$1 deadline=$((SECONDS + $(scaled "$2"))) status

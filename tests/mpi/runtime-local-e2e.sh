@@ -37,9 +37,8 @@ SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE "$SCIMESH_LAUNCH_BIN" --definitions "$WORK
 launcher=$!
 CLEANUP_PIDS+=("$launcher")
 
-registered() { api POST /runs -o "$WORK/r1.json" -w '%{http_code}' -d '{"workflow":"rt","input":{}}' | grep -q 201; }
-wait_for "the launcher registered" 20 registered
-r1=$(jq -r .run_id "$WORK/r1.json")
+start_first_run rt 20 '{}' "the launcher registered"
+r1=$RUN_ID
 r2=$(run_start rtcrash '{}')
 r3=$(run_start rtcancel '{}')
 

@@ -39,9 +39,8 @@ export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
 job=$(sbatch --parsable -N2 --ntasks-per-node=2 -t 5 -o "$WORK/job.log" \
   --wrap "exec '$SCIMESH_LAUNCH_BIN' --definitions '$WORK/defs.json' --spool '$WORK/spool' --idle-exit 6 --wait-ms 2000 --drain-margin 20 --spank=no")
 CLEANUP_CMDS+=("scancel $job")
-registered() { api POST /runs -o "$WORK/r1.json" -w '%{http_code}' -d '{"workflow":"rt","input":{}}' | grep -q 201; }
-wait_for "the launcher in job $job registered" 60 registered
-r1=$(jq -r .run_id "$WORK/r1.json")
+start_first_run rt 60 '{}' "the launcher in job $job registered"
+r1=$RUN_ID
 r2=$(run_start crash '{}')
 r3=$(run_start cancel '{}')
 

@@ -18,9 +18,8 @@ JSON
 SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE "$SCIMESH_LAUNCH_BIN" --backend local --definitions "$WORK/defs.json" \
   --spool "$WORK/spool" --idle-exit 4 --wait-ms 1000 >"$WORK/launcher.log" 2>&1 &
 CLEANUP_PIDS+=("$!")
-registered() { api POST /runs -o "$WORK/run.json" -w '%{http_code}' -d '{"workflow":"poisson-input","input":{}}' | grep -q 201; }
-wait_for "the launcher registered poisson-input" 30 registered
-run=$(jq -r .run_id "$WORK/run.json")
+start_first_run poisson-input 30
+run=$RUN_ID
 status=$(wait_run "$run" 60)
 show=$(api GET "/runs/$run")
 [[ $status == failed ]] || fail "the run with {\"nn\": 8} ended '$status', not failed: $show"
