@@ -51,6 +51,7 @@ while [[ -n $(guide_sh_block "$heading" $((block + 1))) ]]; do block=$((block + 
   echo 'export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # as the README says, for root'
   guide_sh_block "$heading" "$block"
 } >"$WORK/recipe.sh"
+guide_recipe_reruns "$WORK/recipe.sh" "the recipe under '$heading' in $readme"
 # The coordinator listens on its default port (8470): as root, each try runs
 # in a network namespace of its own, so no other coordinator is in the way.
 if [[ $(id -u) == 0 ]] && unshare -n true 2>/dev/null; then

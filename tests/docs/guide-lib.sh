@@ -28,3 +28,26 @@ guide_sh_block() {
     inside && /^```$/ { inside = 0; next }
     inside && k == n { print }' "$guide"
 }
+
+# guide_recipe_reruns FILE WHAT: the recipe in FILE can be run again at
+# once, in the same directory.
+# - A wait `until grep -q registered LOG` reads a LOG emptied (`: >LOG`)
+#   before the program writing it starts. `2>LOG &` truncates LOG in the
+#   child, which may run after the wait's first grep: that grep would read
+#   the earlier try's "registered", and the run would be started at a
+#   coordinator that is not listening yet.
+# - `kill $coordinator` is followed by `wait $coordinator`: a coordinator
+#   still stopping holds the database, and the next try's coordinator
+#   refuses to start ("another coordinator is using the database").
+guide_recipe_reruns() {
+  local file=$1 what=$2 log
+  while IFS= read -r log; do
+    awk -v f="$log" '
+      $0 ~ "^: *>" f "( |$)" { emptied = 1 }
+      index($0, "grep -q registered " f) { exit !emptied }' "$file" ||
+      fail "$what waits for 'registered' in $log without emptying it first (': >$log' before the program starts): a second try reads the first try's line"
+  done < <(grep -o 'grep -q registered [^ ;]*' "$file" | awk '{ print $4 }')
+  if grep -q 'kill \$coordinator' "$file" && ! grep -q 'kill \$coordinator; wait \$coordinator' "$file"; then
+    fail "$what stops the coordinator without waiting for it ('kill \$coordinator; wait \$coordinator'): a second try finds the database still held"
+  fi
+}

@@ -55,6 +55,7 @@ cp pi_step.1 pi_step  # the C step
   echo 'wait'
 } >"$WORK/workstation.sh"
 grep -q 'scimesh-launch' "$WORK/workstation.sh" || fail "the guide's workstation block was not found"
+guide_recipe_reruns "$WORK/workstation.sh" "the guide's workstation block"
 cd "$WORK"
 if [[ $(id -u) == 0 ]] && unshare -n true 2>/dev/null; then
   runner=(unshare -n bash -c 'ip link set lo up && exec bash "$0"' "$WORK/workstation.sh")
