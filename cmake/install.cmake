@@ -10,6 +10,7 @@
 #   launcher      scimesh-launcher      scimesh-launch, scimesh-rank, scimesh-agent
 #   runtime       libscimesh-mpi0       libscimesh_mpi.so.0, libscimesh_mpi_fortran.so.0
 #   development   libscimesh-mpi-dev    headers, Fortran module, .so links, CMake config, .pc
+#   python        python3-scimesh       the Python package scimesh (mpi/python)
 #   coordinator   scimesh-coordinator   scimesh-coordinator
 #   examples      scimesh-examples      poisson, convergence_report, sources, workflow, sbatch
 #   doc           scimesh-doc           docs/*.md, the protocol's example JSON

@@ -19,7 +19,7 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
-set(CPACK_COMPONENTS_ALL plugin launcher runtime development coordinator examples doc)
+set(CPACK_COMPONENTS_ALL plugin launcher runtime development python coordinator examples doc)
 # cpack first builds the `preinstall` target, which depends on `all` (every test
 # and benchmark): without that dependency it packages what is built, as
 # `cmake --install` does. (The install/package targets then do not build either.)
@@ -128,6 +128,20 @@ set(CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION
 Headers (scimesh/step.h, scimesh/step.hpp), the gfortran module scimesh_step,
 the CMake package (find_package(scimesh CONFIG): scimesh::mpi,
 scimesh::mpi_fortran) and the pkg-config file scimesh-mpi.")
+
+# --- python3-scimesh: compute nodes where Python steps run ----------------------
+set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-scimesh)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_ARCHITECTURE all)
+set(CPACK_COMPONENT_PYTHON_DEPENDS runtime)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= 3.9), python3-mpi4py")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS "python3-numpy")
+set(CPACK_COMPONENT_PYTHON_DESCRIPTION
+  "scimesh MPI runtime: Python steps (import scimesh)
+The Python package scimesh lets an mpi4py program (or a single Python
+process) be one scimesh step: input and previous outputs as dicts, progress,
+cooperative cancellation, output, usage and artifacts, and exceptions as the
+attempt's failure class. ctypes over libscimesh_mpi.")
 
 # --- scimesh-coordinator: the coordinator host ----------------------------------
 set(CPACK_DEBIAN_COORDINATOR_PACKAGE_NAME scimesh-coordinator)

@@ -2,8 +2,8 @@
 # harness_init): the .debs of the built tree, made once per test with cpack.
 # Needs SCIMESH_BUILD_DIR and SCIMESH_INSTALLED_FILES (':'-separated built files).
 
-SCIMESH_PACKAGES=(scimesh-spank-plugin scimesh-launcher libscimesh-mpi0 libscimesh-mpi-dev scimesh-coordinator
-  scimesh-examples scimesh-doc)
+SCIMESH_PACKAGES=(scimesh-spank-plugin scimesh-launcher libscimesh-mpi0 libscimesh-mpi-dev python3-scimesh
+  scimesh-coordinator scimesh-examples scimesh-doc)
 
 # build_debs: cpack -G DEB into $WORK/cpack; sets DEB[package] to each .deb's
 # path and DEBS to all of them. Fails when a built file or a package is missing.
@@ -20,7 +20,7 @@ build_debs() {
   DEBS=()
   for p in "${SCIMESH_PACKAGES[@]}"; do
     arch=amd64
-    [[ $p == scimesh-doc ]] && arch=all
+    [[ $p == scimesh-doc || $p == python3-scimesh ]] && arch=all
     DEB[$p]=$WORK/cpack/${p}_${version}_${arch}.deb
     [[ -f ${DEB[$p]} ]] || fail "cpack made no $(basename "${DEB[$p]}")"
     DEBS+=("${DEB[$p]}")

@@ -35,12 +35,12 @@ slurm_release=$(sed -n 's/^#define SLURM_VERSION_NUMBER 0x\(..\)\(..\)..$/\1 \2/
 
 phase "cpack -G DEB (version $version)"
 cpack --config "$BUILD/CPackConfig.cmake" -B "$WORK/cpack" >"$WORK/cpack.log" 2>&1 || fail "cpack failed"
-packages=(scimesh-spank-plugin scimesh-launcher libscimesh-mpi0 libscimesh-mpi-dev scimesh-coordinator
+packages=(scimesh-spank-plugin scimesh-launcher libscimesh-mpi0 libscimesh-mpi-dev python3-scimesh scimesh-coordinator
   scimesh-examples scimesh-doc)
 declare -A deb
 for p in "${packages[@]}"; do
   arch=amd64
-  [[ $p == scimesh-doc ]] && arch=all
+  [[ $p == scimesh-doc || $p == python3-scimesh ]] && arch=all
   deb[$p]=$WORK/cpack/${p}_${version}_${arch}.deb
   [[ -f ${deb[$p]} ]] || fail "cpack made no $(basename "${deb[$p]}")"
 done
@@ -104,6 +104,10 @@ has libscimesh-mpi-dev usr/include/scimesh/step.h usr/include/scimesh/step.hpp \
 depends_on libscimesh-mpi-dev "libscimesh-mpi0 (= $version)"
 depends_on libscimesh-mpi-dev "libopenmpi-dev"
 
+has python3-scimesh usr/lib/python3/dist-packages/scimesh/__init__.py usr/lib/python3/dist-packages/scimesh/step.py \
+  usr/lib/python3/dist-packages/scimesh/_library.py
+depends_on python3-scimesh "libscimesh-mpi0 (= $version)"
+depends_on python3-scimesh "python3-mpi4py"
 has scimesh-coordinator usr/bin/scimesh-coordinator
 has scimesh-examples usr/libexec/scimesh/examples/poisson usr/libexec/scimesh/examples/convergence_report \
   usr/share/scimesh/examples/mesh-study.json usr/share/scimesh/examples/mesh-study-workstation.json \
@@ -194,6 +198,17 @@ done
 if grep 'not found' <<<"$(LD_LIBRARY_PATH=$R_LIB ldd "$ROOT/usr/libexec/scimesh/examples/poisson")"; then
   fail "poisson: a library is missing"
 fi
+
+# The installed Python package imports and loads the installed library by its soname.
+loaded=$(LD_LIBRARY_PATH=$R_LIB PYTHONPATH=$ROOT/usr/lib/python3/dist-packages /usr/bin/python3 -c '
+import scimesh, scimesh._native as n
+n.lib()
+print(scimesh.__file__)
+print(next(l.split()[-1] for l in open("/proc/self/maps") if "libscimesh_mpi.so" in l))' 2>&1) ||
+  fail "python3-scimesh: import scimesh failed: $loaded"
+[[ $(sed -n 1p <<<"$loaded") == "$ROOT/usr/lib/python3/dist-packages/scimesh/__init__.py" &&
+   $(sed -n 2p <<<"$loaded") -ef $R_LIB/libscimesh_mpi.so.0 ]] ||
+  fail "python3-scimesh did not import from the package or load the installed library: $loaded"
 
 # --- consumers, built against the private root only -------------------------------
 phase "find_package(scimesh) consumer (C, C++, Fortran)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The packages as an admin installs them, on the dev cluster: all seven .debs
+# The packages as an admin installs them, on the dev cluster: all eight .debs
 # installed into the system paths with dpkg; the plugstack snippet enabled
 # with url= (this test's coordinator) in /etc/slurm/plugstack.conf.d; the
 # cluster restarted to read the machine's /etc/slurm/plugstack.conf, as a
@@ -49,7 +49,7 @@ restore_system() {
 }
 CLEANUP_CMDS+=(restore_system)
 
-note "dpkg -i the seven packages (system paths)"
+note "dpkg -i the eight packages (system paths)"
 echo "${SCIMESH_PACKAGES[*]}" >"$MARKER"
 dpkg -i "${DEBS[@]}" >"$WORK/dpkg-install.log" 2>&1 || fail "dpkg -i failed: $(tail -n 5 "$WORK/dpkg-install.log")"
 for b in /usr/bin/scimesh-coordinator /usr/bin/scimesh-launch /usr/bin/scimesh-rank "$PLUGIN_DIR/spank_scimesh.so"; do
