@@ -8,6 +8,7 @@
 # the medians of begin and end (rank 0, after a barrier), Python's import time,
 # and the attempt's wall time as the launcher measured it. Never fails on a time.
 source "$(dirname "$0")/../lib/harness.sh"
+source "$(dirname "$0")/python-lib.sh"
 harness_init python-overhead-bench
 lsan_without_tls_roots
 source "$(dirname "$0")/../launcher/bench/bench-lib.sh"
@@ -22,8 +23,7 @@ cat >"$WORK/defs.json" <<JSON
   {"workflow": "c", "version": "1", "steps": [{"id": "empty", $four,
     "run": {"argv": ["$SCIMESH_OVERHEAD_C_BIN"], "native": true}}]},
   {"workflow": "py", "version": "1", "steps": [{"id": "empty", $four,
-    "run": {"argv": ["${SCIMESH_PYTHON:?}", "$here/overhead.py"], "native": true,
-            "env": {"PYTHONPATH": "${SCIMESH_PYTHONPATH:?}"}}}]}]}
+    "run": {"argv": ["${SCIMESH_PYTHON:?}", "$here/overhead.py"], "native": true, "env": $(python_step_env)}}]}]}
 JSON
 SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE "$SCIMESH_LAUNCH_BIN" --definitions "$WORK/defs.json" --backend local \
   --topology "synthetic:core:4 pu:1" --spool "$WORK/spool" --idle-exit 10 --wait-ms 1000 \

@@ -11,6 +11,7 @@
 #   rank's cancelled(); Step() without MPI; calls after the end and outside
 #   a step are clear Python exceptions.
 source "$(dirname "$0")/../lib/harness.sh"
+source "$(dirname "$0")/python-lib.sh"
 harness_init python-local
 lsan_without_tls_roots
 coordinator_start --lease-ttl-ms "$(scaled 4000)" --heartbeat-ms 300 --grace-ms "$(scaled 1000)" --retry-base-ms 100
@@ -19,10 +20,10 @@ export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 py=${SCIMESH_PYTHON:?} steps=$(dirname "$(readlink -f "$0")")/steps.py
 export PYTHONPATH=${SCIMESH_PYTHONPATH:?}
 
+pyenv=$(python_step_env)
 step() {  # step ID DO RANKS [EXTRA]: a Python step's definition
   printf '{"id": "%s", "input": {"do": "%s", "n": 7}, "resources": {"nodes": 1, "ranks_per_node": %s}, %s
-   "run": {"argv": ["%s", "%s"], "native": true, "env": {"PYTHONPATH": "%s"}}}' \
-    "$1" "$2" "$3" "${4:-}" "$py" "$steps" "$PYTHONPATH"
+   "run": {"argv": ["%s", "%s"], "native": true, "env": %s}}' "$1" "$2" "$3" "${4:-}" "$py" "$steps" "$pyenv"
 }
 cat >"$WORK/defs.json" <<JSON
 {"workflows": [
