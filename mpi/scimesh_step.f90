@@ -18,7 +18,7 @@ module scimesh_step
 
   public :: scimesh_begin, scimesh_end, scimesh_input, scimesh_previous, scimesh_cancelled
   public :: scimesh_cancelled_all, scimesh_progress, scimesh_set_output, scimesh_set_state_patch
-  public :: scimesh_set_usage, scimesh_add_artifact, scimesh_strerror_f
+  public :: scimesh_set_usage, scimesh_add_artifact, scimesh_fail, scimesh_strerror_f
 
   interface
     integer(c_int) function c_begin_f(comm, dir, step) bind(C, name="scimesh_step_begin_f")
@@ -80,6 +80,11 @@ module scimesh_step
       type(c_ptr), value :: step
       character(kind=c_char), dimension(*) :: name, path
       type(c_ptr), value :: media
+    end function
+    integer(c_int) function c_fail(step, cls, message) bind(C, name="scimesh_step_fail")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: step
+      character(kind=c_char), dimension(*) :: cls, message
     end function
     type(c_ptr) function c_strerror(code) bind(C, name="scimesh_strerror")
       import :: c_int, c_ptr
@@ -224,6 +229,15 @@ contains
     else
       ierr = c_add_artifact(step%handle, trim(name) // c_null_char, trim(path) // c_null_char, c_null_ptr)
     end if
+  end subroutine
+
+  ! The step failed with class `failure_class` ('fatal', 'retryable', ...); any
+  ! rank, local. The first failure any rank records wins.
+  subroutine scimesh_fail(step, failure_class, message, ierr)
+    type(scimesh_step_t), intent(in) :: step
+    character(len=*), intent(in) :: failure_class, message
+    integer, intent(out) :: ierr
+    ierr = c_fail(step%handle, trim(failure_class) // c_null_char, trim(message) // c_null_char)
   end subroutine
 
   ! The name of an error code.

@@ -159,6 +159,13 @@ int scimesh_step_add_artifact(scimesh_step* step, const char* name, const char* 
   });
 }
 
+int scimesh_step_fail(scimesh_step* step, const char* failure_class, const char* message) {
+  return Guard([&]() -> int {
+    if (!Usable(step) || failure_class == nullptr || message == nullptr) return SCIMESH_ERR_INVALID;
+    return FromStatus(step->runtime->Fail(failure_class, message));
+  });
+}
+
 int scimesh_step_end(scimesh_step** step) {
   return Guard([&]() -> int {
     if (step == nullptr || !Usable(*step)) return SCIMESH_ERR_INVALID;

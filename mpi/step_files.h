@@ -1,13 +1,14 @@
 // StepFiles: the files a running step writes in its attempt directory
 // (docs/protocol.md, "Local files"): output.json, state_patch.json,
-// usage.json and artifacts/, for the launcher's report. lease.json is read
-// with protocol/lease_file.h.
+// usage.json, failure.json and artifacts/, for the launcher's report.
+// lease.json is read with protocol/lease_file.h.
 #pragma once
 
 #include <string>
 #include <string_view>
 
 #include "protocol/attempt/attempt_files.h"
+#include "protocol/attempt/failure_file.h"
 #include "protocol/util/status.h"
 
 namespace scimesh::mpi {
@@ -23,6 +24,13 @@ class StepFiles {
   Status WriteOutput(std::string_view json) const { return WriteObject(kOutputFileName, json); }
   Status WriteStatePatch(std::string_view json) const { return WriteObject(kStatePatchFileName, json); }
   Status WriteUsage(std::string_view json) const { return WriteObject(kUsageFileName, json); }
+
+  // Creates failure.json (0644, durable) unless it exists: true when this
+  // call wrote it, false when another rank (or an earlier call) was first.
+  // Written to a temporary file and link()ed into place, so it appears whole
+  // and once; kPermissionDenied when something other than a regular file
+  // (a planted symlink) holds its name: that is never followed.
+  Result<bool> WriteFailure(const FailureFile& failure) const;
 
   // Copies `source` to artifacts/<name> (its media type, when given, goes to
   // artifacts/.<name>.media-type). `name` must pass the protocol's artifact

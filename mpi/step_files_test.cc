@@ -82,5 +82,44 @@ TEST_F(StepFilesTest, AtomicWriteDoesNotFollowAPlantedSymlink) {
   EXPECT_FALSE(fs::is_symlink(dir_ + "/artifacts/b.txt"));
 }
 
+TEST_F(StepFilesTest, FirstFailureWins) {
+  StepFiles files(dir_);
+  auto first = files.WriteFailure({FailClass::kFatal, "bad mesh: 0 cells", 3, "n2"});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(*first);
+  EXPECT_EQ(Read("failure.json"), R"({"class":"fatal","message":"bad mesh: 0 cells","rank":3,"host":"n2"})" "\n");
+  struct stat st {};
+  ASSERT_EQ(::stat((dir_ + "/failure.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  auto second = files.WriteFailure({FailClass::kRetryable, "later", 1, "n1"});
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_FALSE(*second);
+  EXPECT_NE(Read("failure.json").find("bad mesh"), std::string::npos);
+  // Nothing temporary is left behind.
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 1);
+}
+
+TEST_F(StepFilesTest, FailureMessageIsOneSanitisedLine) {
+  ASSERT_TRUE(StepFiles(dir_).WriteFailure({FailClass::kFatal, "no mesh at /home/u/case/mesh.vtu\n  at main()", 0,
+                                            "n1"}).ok());
+  EXPECT_EQ(Read("failure.json"), R"({"class":"fatal","message":"no mesh at mesh.vtu","rank":0,"host":"n1"})" "\n");
+}
+
+TEST_F(StepFilesTest, FailureDoesNotFollowAPlantedSymlink) {
+  std::ofstream(dir_ + "/victim") << "keep";
+  fs::create_symlink(dir_ + "/victim", dir_ + "/failure.json");
+  auto wrote = StepFiles(dir_).WriteFailure({FailClass::kFatal, "x", 0, "n1"});
+  EXPECT_EQ(wrote.status().code(), Code::kPermissionDenied);
+  EXPECT_EQ(Read("victim"), "keep");
+  EXPECT_TRUE(fs::is_symlink(dir_ + "/failure.json"));
+  // A dangling one is not followed either (link() would not create its target).
+  fs::remove(dir_ + "/failure.json");
+  fs::create_symlink(dir_ + "/made", dir_ + "/failure.json");
+  EXPECT_FALSE(StepFiles(dir_).WriteFailure({FailClass::kFatal, "x", 0, "n1"}).ok());
+  EXPECT_FALSE(fs::exists(dir_ + "/made"));
+}
+
 }  // namespace
 }  // namespace scimesh::mpi

@@ -10,6 +10,9 @@
 #include "mpi/rank_assignment.h"
 #include "protocol/attempt/attempt_files.h"
 #include "protocol/attempt/lease_file.h"
+#include "protocol/util/host_name.h"
+#include "protocol/util/json_io.h"
+#include "protocol/wire/fail_message.h"
 
 namespace scimesh::mpi {
 namespace {
@@ -155,6 +158,19 @@ Status StepRuntime::SetUsage(std::string_view json) {
 
 Status StepRuntime::AddArtifact(std::string_view name, const std::string& path, std::string_view media_type) {
   return files_.AddArtifact(name, path, media_type);
+}
+
+Status StepRuntime::Fail(std::string_view failure_class, std::string_view message) {
+  const auto cls = ParseFailClass(failure_class);
+  if (!cls || !StepMayReport(*cls)) {
+    return Status::InvalidArgument("failure class '" + TruncateUtf8(failure_class, 64) +
+                                   "' is not one a step may report (retryable, timeout, invalid_output, "
+                                   "input_checksum, fatal)");
+  }
+  auto wrote = files_.WriteFailure({*cls, std::string(message), rank_, HostName()});
+  if (!wrote.ok()) return wrote.status();
+  if (*wrote) Log(rank_, "the step failed (" + std::string(FailClassName(*cls)) + "): " + SanitizeFailMessage(message));
+  return Status::Ok();
 }
 
 Result<bool> StepRuntime::End() {

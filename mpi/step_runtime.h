@@ -44,6 +44,12 @@ class StepRuntime {
   Status SetUsage(std::string_view json);
   Status AddArtifact(std::string_view name, const std::string& path, std::string_view media_type);
 
+  // Local, any rank: records the step's own failure in failure.json with
+  // this rank and host. The first failure any rank records wins; later calls
+  // succeed and change nothing. kInvalidArgument for an unknown class or one
+  // a step may not report (StepMayReport).
+  Status Fail(std::string_view failure_class, std::string_view message);
+
   // Collective: completes the fan-out, releases the lease on rank 0.
   // Returns whether the lease was lost.
   Result<bool> End();

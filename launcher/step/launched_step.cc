@@ -46,6 +46,18 @@ StepResult Collect(StepContext& ctx, int dir_fd) {
   return StepResult::Output(*output);
 }
 
+// The failure a rank reported (failure.json, scimesh_step_fail), whatever
+// the launch's exit status and whatever else the step wrote; one that cannot
+// be read is the step's invalid output. nullopt when no rank reported one.
+std::optional<StepResult> ReportedFailure(int dir_fd) {
+  auto failure = ReadStepFailure(dir_fd, ::geteuid());
+  if (!failure.ok()) return StepResult::Failure(FailClass::kInvalidOutput, failure.status().message());
+  if (!failure->has_value()) return std::nullopt;
+  const FailureFile& f = **failure;
+  // The client sanitises the message it sends (first line, paths, 4 KiB).
+  return StepResult::Failure(f.failure_class, "rank " + std::to_string(f.rank) + " on " + f.host + ": " + f.message);
+}
+
 // Rank 0's final word, read after its process ended and before this
 // launcher heartbeats again: a lease rank 0 lost must never be reported, and
 // must never be beaten back to life by our own loop. True when lost.
@@ -246,6 +258,8 @@ StepResult LaunchedStep::Conclude(const WatchEnd& end) {
 
   if (cause != StopCause::kNone) return StoppedBy(cause, lease);
   if (allocation_ended) return AllocationEnded(exit, "");
+  // The step's own word on why it failed comes before how its processes ended.
+  if (auto reported = ReportedFailure(dfd)) return *reported;
   if (exit.signaled || exit.code != 0) {
     auto err = ReadAttemptFileTail(dfd, kStepErrFileName, me, kMaxStepErrTailBytes);
     const std::string node = in_.placement.nodes.empty() ? std::string() : in_.placement.nodes.front().name;

@@ -4,7 +4,8 @@
 //              unpacked, the step's run.setup, the launch command built;
 //   the launch's processes run, watched by StepWatch on the event loop;
 //   Conclude() (blocking, a pool thread): rank 0's last word, run.finish,
-//              and what the step left in its attempt directory (output.json,
+//              a failure a rank reported (failure.json, first), and what
+//              the step left in its attempt directory (output.json,
 //              state_patch.json, usage.json, artifacts/, a directory there
 //              packed as one archive) turned into the body's result.
 // The lease's life around it (inputs, started, uploads, complete/fail, every

@@ -74,6 +74,13 @@ Result<StepResults> ReadStepResults(int dir_fd, uid_t owner) {
   return r;
 }
 
+Result<std::optional<FailureFile>> ReadStepFailure(int dir_fd, uid_t owner) {
+  SCIMESH_ASSIGN_OR_RETURN(auto text, ReadOptional(dir_fd, kFailureFileName, owner, kMaxFailureFileBytes));
+  if (!text) return std::optional<FailureFile>();
+  SCIMESH_ASSIGN_OR_RETURN(FailureFile f, ParseFailureFile(*text));
+  return std::optional<FailureFile>(std::move(f));
+}
+
 bool SrunFoundAllocationEnding(const std::string& step_err) {
   // srun's words for a job that is ending or gone, the same from 22.05 to
   // 26.05 (scripts/test --slurm-matrix): "Unable to create step for job N:

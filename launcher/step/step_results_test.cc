@@ -71,6 +71,68 @@ TEST_F(StepResultsTest, AFifoAsOutputIsRefusedWithoutBlocking) {
   ExpectRefused("output.json");
 }
 
+// failure.json: the failure a rank reported with scimesh_step_fail.
+class StepFailureTest : public StepResultsTest {
+ protected:
+  Result<std::optional<FailureFile>> ReadFailure() { return ReadStepFailure(fd_.get(), ::geteuid()); }
+  // Refused, the message naming failure.json and containing `why`.
+  void ExpectRefused(const std::string& text, const std::string& why) {
+    TestDir::Write(dir_ / "failure.json", text);
+    auto r = ReadFailure();
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.status().message().find("failure.json"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find(why), std::string::npos) << r.status().message();
+  }
+};
+
+TEST_F(StepFailureTest, NoFileIsNoFailure) {
+  auto r = ReadFailure();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->has_value());
+}
+
+TEST_F(StepFailureTest, ReadsTheFailureARankWrote) {
+  TestDir::Write(dir_ / "failure.json", R"({"class":"fatal","message":"bad mesh: 0 cells","rank":3,"host":"n2"})");
+  auto r = ReadFailure();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->has_value());
+  EXPECT_EQ((*r)->failure_class, FailClass::kFatal);
+  EXPECT_EQ((*r)->message, "bad mesh: 0 cells");
+  EXPECT_EQ((*r)->rank, 3);
+  EXPECT_EQ((*r)->host, "n2");
+}
+
+TEST_F(StepFailureTest, MalformedFilesAreRefusedWithTheReason) {
+  ExpectRefused("{\"class\":\"fatal\",", "malformed");
+  ExpectRefused("[1]", "must be an object");
+  ExpectRefused(R"({"message":"m","rank":0,"host":"n1"})", "class");
+  ExpectRefused(R"({"class":"fatal","rank":0,"host":"n1"})", "message");
+  ExpectRefused(R"({"class":"fatal","message":"m","rank":-1,"host":"n1"})", "rank");
+  ExpectRefused(R"({"class":"fatal","message":"m","rank":0,"host":""})", "host");
+}
+
+TEST_F(StepFailureTest, UnknownClassIsRefused) {
+  ExpectRefused(R"({"class":"Fatal","message":"m","rank":0,"host":"n1"})", "unknown failure class 'Fatal'");
+}
+
+TEST_F(StepFailureTest, ClassesOnlyTheLauncherMayReportAreRefused) {
+  for (const char* cls : {"unservable", "preempted", "cancelled", "node_failure", "storage_full"}) {
+    ExpectRefused(std::string(R"({"class":")") + cls + R"(","message":"m","rank":0,"host":"n1"})",
+                  std::string("'") + cls + "' is not a class a step may report");
+  }
+}
+
+TEST_F(StepFailureTest, OverTheCapOrASymlinkIsRefused) {
+  const std::string big(kMaxFailureFileBytes, 'x');
+  ExpectRefused(R"({"class":"fatal","message":")" + big + R"(","rank":0,"host":"n1"})", "larger than 65536 bytes");
+  ::unlink((dir_ / "failure.json").c_str());
+  TestDir::Write(dir_ / "other", R"({"class":"fatal","message":"m","rank":0,"host":"n1"})");
+  ASSERT_EQ(::symlink((dir_ / "other").c_str(), (dir_ / "failure.json").c_str()), 0);
+  auto r = ReadFailure();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kPermissionDenied) << r.status().message();
+}
+
 TEST_F(StepResultsTest, TwoMillionDeepUsageIsRefusedNotACrash) {
   std::string deep(2'000'000, '[');
   deep += std::string(2'000'000, ']');

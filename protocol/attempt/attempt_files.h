@@ -32,6 +32,7 @@ inline constexpr char kPlacementFileName[] = "placement.json";
 inline constexpr char kOutputFileName[] = "output.json";
 inline constexpr char kStatePatchFileName[] = "state_patch.json";
 inline constexpr char kUsageFileName[] = "usage.json";
+inline constexpr char kFailureFileName[] = "failure.json";  // a step's own failure (scimesh_step_fail)
 inline constexpr char kStepOutFileName[] = "step.out";
 inline constexpr char kStepErrFileName[] = "step.err";
 inline constexpr char kSetupOutFileName[] = "setup.out";    // run.setup's output
@@ -52,6 +53,7 @@ inline constexpr size_t kMaxLeaseFileBytes = size_t{16} << 20;   // the lease ca
 inline constexpr size_t kMaxStateFileBytes = size_t{64} << 10;
 inline constexpr size_t kMaxPlacementFileBytes = size_t{4} << 20;
 inline constexpr size_t kMaxResultFileBytes = size_t{16} << 20;  // output.json, state_patch.json, usage.json
+inline constexpr size_t kMaxFailureFileBytes = size_t{64} << 10;
 inline constexpr size_t kMaxSidecarFileBytes = 4096;             // artifacts/.<name>.media-type
 inline constexpr size_t kMaxStepErrTailBytes = size_t{1} << 20;  // step.err, for the first rank failure
 

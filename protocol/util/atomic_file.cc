@@ -16,18 +16,29 @@
 namespace scimesh {
 namespace {
 
-// Creates a temporary file beside `name`, lets `fill` write it, then renames
-// it over `name`; removes the temporary file on any failure.
-Status ReplaceAtomically(int dir_fd, const std::string& name, mode_t mode, Durability durability,
-                         const std::function<Status(int fd)>& fill) {
+// How a written temporary file takes `name`'s place: rename() over it, or
+// link() to it, which fails with EEXIST when `name` exists (a symlink there
+// included: link() never follows one).
+enum class Publish { kReplace, kCreate };
+
+// Creates a temporary file beside `name`, lets `fill` write it, then
+// publishes it as `name`; removes the temporary file on any failure, and after
+// a link(). kAlreadyExists when `publish` is kCreate and `name` exists.
+Status WriteBeside(int dir_fd, const std::string& name, mode_t mode, Durability durability, Publish publish,
+                   const std::function<Status(int fd)>& fill) {
   static std::atomic<unsigned> counter{0};
   const auto slash = name.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : name.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
   // A dot name in the same directory, so rename() stays on one filesystem.
-  const std::string temp = dir + "." + base + ".tmp." + std::to_string(::getpid()) + "." +
-                           std::to_string(counter.fetch_add(1));
-  UniqueFd fd(::openat(dir_fd, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  // Another host sharing the directory may use the same pid: take the next.
+  std::string temp;
+  UniqueFd fd;
+  for (int tries = 0; tries < 8 && !fd.valid(); ++tries) {
+    temp = dir + "." + base + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+    fd = UniqueFd(::openat(dir_fd, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+    if (!fd.valid() && errno != EEXIST) break;
+  }
   if (!fd.valid()) return Status::Io("cannot create a temporary file for " + base + ": " + std::strerror(errno));
   Status s = fill(fd.get()).WithContext("writing " + base);
   // fchmod: the umask must not widen or narrow what the caller asked for.
@@ -36,10 +47,14 @@ Status ReplaceAtomically(int dir_fd, const std::string& name, mode_t mode, Durab
     s = Status::Io("fsync of " + base + " failed: " + std::strerror(errno));
   }
   if (s.ok() && ::close(fd.Release()) != 0) s = Status::Io("closing " + base + " failed");
-  if (s.ok() && ::renameat(dir_fd, temp.c_str(), dir_fd, name.c_str()) != 0) {
+  if (s.ok() && publish == Publish::kReplace && ::renameat(dir_fd, temp.c_str(), dir_fd, name.c_str()) != 0) {
     s = Status::Io("renaming into " + base + " failed: " + std::strerror(errno));
   }
-  if (!s.ok()) ::unlinkat(dir_fd, temp.c_str(), 0);
+  if (s.ok() && publish == Publish::kCreate && ::linkat(dir_fd, temp.c_str(), dir_fd, name.c_str(), 0) != 0) {
+    s = errno == EEXIST ? Status::AlreadyExists(base + " exists already")
+                        : Status::Io("linking " + base + " failed: " + std::strerror(errno));
+  }
+  if (!s.ok() || publish == Publish::kCreate) ::unlinkat(dir_fd, temp.c_str(), 0);
   return s;
 }
 
@@ -57,7 +72,14 @@ Status WriteAll(int fd, std::string_view data) {
 
 Status WriteFileAtomically(int dir_fd, const std::string& name, std::string_view content, mode_t mode,
                            Durability durability) {
-  return ReplaceAtomically(dir_fd, name, mode, durability, [content](int fd) { return WriteAll(fd, content); });
+  return WriteBeside(dir_fd, name, mode, durability, Publish::kReplace,
+                     [content](int fd) { return WriteAll(fd, content); });
+}
+
+Status CreateFileExclusively(int dir_fd, const std::string& name, std::string_view content, mode_t mode,
+                             Durability durability) {
+  return WriteBeside(dir_fd, name, mode, durability, Publish::kCreate,
+                     [content](int fd) { return WriteAll(fd, content); });
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view content, mode_t mode, Durability durability) {
@@ -67,7 +89,7 @@ Status WriteFileAtomically(const std::string& path, std::string_view content, mo
 Status CopyFileAtomically(const std::string& source, const std::string& dest, mode_t mode, Durability durability) {
   UniqueFd in(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
   if (!in.valid()) return Status::NotFound(std::string("cannot open the source file: ") + std::strerror(errno));
-  return ReplaceAtomically(AT_FDCWD, dest, mode, durability, [&in](int out) {
+  return WriteBeside(AT_FDCWD, dest, mode, durability, Publish::kReplace, [&in](int out) {
     std::vector<char> buf(1 << 20);
     for (;;) {
       const ssize_t n = ::read(in.get(), buf.data(), buf.size());

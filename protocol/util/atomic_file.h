@@ -34,6 +34,14 @@ Status WriteFileAtomically(int dir_fd, const std::string& name, std::string_view
 Status WriteFileAtomically(const std::string& path, std::string_view content, mode_t mode,
                            Durability durability = Durability::kVolatile);
 
+// Creates `name` in `dir_fd` with `content` only if nothing is there: the
+// same temporary file, then link() instead of rename(), so `name` appears
+// whole and once, whoever else tries at the same time (on any host sharing
+// the filesystem). kAlreadyExists when `name` exists, whatever it is (a
+// symlink planted there is neither followed nor replaced).
+Status CreateFileExclusively(int dir_fd, const std::string& name, std::string_view content, mode_t mode,
+                             Durability durability);
+
 // Streams file `source` into `dest` the same way (large files, never whole
 // in memory). kNotFound when `source` cannot be opened.
 Status CopyFileAtomically(const std::string& source, const std::string& dest, mode_t mode, Durability durability);

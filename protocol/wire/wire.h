@@ -43,6 +43,12 @@ enum class FailClass {
 // name (all but fatal, unservable, preempted, storage_full).
 bool SpendsBudget(FailClass c);
 
+// Classes a step may report of itself (scimesh_step_fail, failure.json):
+// retryable, timeout, invalid_output, input_checksum, fatal. The others say
+// what the launcher or the scheduler saw (cancelled, node_failure,
+// preempted) or what the worker cannot serve (unservable, storage_full).
+bool StepMayReport(FailClass c);
+
 enum class Delivery { kAtLeastOnce, kAtMostOnce };
 
 // An attempt's and a run's states (docs/protocol.md "State machines"), as

@@ -306,5 +306,16 @@ TEST(WireJson, EnumNamesRoundTrip) {
   EXPECT_FALSE(ParseFailClass("Fatal").has_value());
 }
 
+TEST(WireJson, StepMayReportOnlyTheClassesOfItsOwnFailure) {
+  for (auto c : {FailClass::kRetryable, FailClass::kTimeout, FailClass::kInvalidOutput, FailClass::kInputChecksum,
+                 FailClass::kFatal}) {
+    EXPECT_TRUE(StepMayReport(c)) << FailClassName(c);
+  }
+  for (auto c : {FailClass::kCancelled, FailClass::kNodeFailure, FailClass::kUnservable, FailClass::kPreempted,
+                 FailClass::kStorageFull}) {
+    EXPECT_FALSE(StepMayReport(c)) << FailClassName(c);
+  }
+}
+
 }  // namespace
 }  // namespace scimesh

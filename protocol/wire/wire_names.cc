@@ -81,6 +81,10 @@ bool SpendsBudget(FailClass c) {
   return c != FailClass::kFatal && c != FailClass::kUnservable && c != FailClass::kPreempted &&
          c != FailClass::kStorageFull;
 }
+bool StepMayReport(FailClass c) {
+  return c == FailClass::kRetryable || c == FailClass::kTimeout || c == FailClass::kInvalidOutput ||
+         c == FailClass::kInputChecksum || c == FailClass::kFatal;
+}
 std::string_view DeliveryName(Delivery delivery) { return NameOf(kDeliveries, delivery); }
 std::optional<Delivery> ParseDelivery(std::string_view name) { return ValueOf(kDeliveries, name); }
 std::string_view AttemptStateName(AttemptState state) { return NameOf(kAttemptStates, state); }

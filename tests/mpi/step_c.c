@@ -2,7 +2,11 @@
  * Input {"terms": N, "wait_for_cancel": bool}: every rank sums its share of
  * 1..N, polling cancelled() each iteration; rank 0 writes {"sum": S, "ranks": R,
  * "language": "c"} and a small artifact. With wait_for_cancel it reports the
- * progress {"phase": "waiting"} and loops until the lease is lost. */
+ * progress {"phase": "waiting"} and loops until the lease is lost. With
+ * {"fail_rank": R, "fail_class": C, "fail_message": M} rank R fails the step
+ * with scimesh_step_fail(C, M) first; with "fail_abort": true it then calls
+ * MPI_Abort while the others wait in a barrier, else the step goes on and
+ * ends as usual (output and exit 0). */
 #include <mpi.h>
 #include <scimesh/step.h>
 #include <stdio.h>
@@ -14,6 +18,39 @@
 static long TermsOf(const char* input) {
   const char* p = strstr(input, "\"terms\":");
   return p ? atol(p + 8) : 1000;
+}
+
+/* The string value of "key" in the (compact) input, into out; "" if absent. */
+static void StringOf(const char* input, const char* key, char* out, size_t size) {
+  char pattern[64];
+  snprintf(pattern, sizeof pattern, "\"%s\":\"", key);
+  const char* p = strstr(input, pattern);
+  out[0] = '\0';
+  if (p == NULL) return;
+  p += strlen(pattern);
+  size_t n = strcspn(p, "\"");
+  if (n >= size) n = size - 1;
+  memcpy(out, p, n);
+  out[n] = '\0';
+}
+
+/* Rank fail_rank fails the step as the input says; with fail_abort, aborts. */
+static void FailAsAsked(scimesh_step* step, const char* input, int rank) {
+  const char* at = strstr(input, "\"fail_rank\":");
+  if (at == NULL) return;
+  char cls[64], message[256];
+  StringOf(input, "fail_class", cls, sizeof cls);
+  StringOf(input, "fail_message", message, sizeof message);
+  const int abort_after = strstr(input, "\"fail_abort\":true") != NULL;
+  if (rank == atoi(at + 12)) {
+    int rc = scimesh_step_fail(step, cls, message);
+    if (rc != SCIMESH_OK) {
+      fprintf(stderr, "rank %d: fail: %s (%s)\n", rank, scimesh_strerror(rc), scimesh_step_last_error());
+      MPI_Abort(MPI_COMM_WORLD, 7);
+    }
+    if (abort_after) MPI_Abort(MPI_COMM_WORLD, 9);
+  }
+  if (abort_after) MPI_Barrier(MPI_COMM_WORLD); /* never completes: MPI_Abort ends this rank */
 }
 
 int main(int argc, char** argv) {
@@ -33,6 +70,7 @@ int main(int argc, char** argv) {
   rc = scimesh_step_input(step, input, sizeof input, &needed);
   if (rc != SCIMESH_OK) MPI_Abort(MPI_COMM_WORLD, 4);
   int wait_for_cancel = strstr(input, "\"wait_for_cancel\":true") != NULL;
+  FailAsAsked(step, input, rank);
 
   if (wait_for_cancel) {
     scimesh_step_progress(step, "{\"phase\":\"waiting\"}"); /* sent with the next heartbeat */

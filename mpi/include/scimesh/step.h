@@ -5,7 +5,8 @@
  * for the whole job; when the lease is lost (fenced, run over, deadline
  * passed) every rank's scimesh_step_cancelled() turns true within one poll.
  * The final report (complete/fail) is sent by the launcher after the job
- * exits, from the files this API writes into the attempt directory.
+ * exits, from the files this API writes into the attempt directory
+ * (failure.json, when a rank called scimesh_step_fail, comes first).
  *
  * Conventions:
  *  - Every function returns an int: SCIMESH_OK (0) or an error code;
@@ -16,7 +17,8 @@
  *  - Collective functions (begin, end) must be called by every rank of the
  *    communicator. The others are local and may be called by any rank; the
  *    output, state patch and usage of rank 0 are the step's (calls on other
- *    ranks succeed and are ignored); artifacts may be added by any rank.
+ *    ranks succeed and are ignored); artifacts may be added, and the step
+ *    failed, by any rank.
  *  - A handle is used by one thread at a time (the thread that called MPI).
  *  - No function throws, aborts or calls exit().
  */
@@ -101,6 +103,17 @@ SCIMESH_API int scimesh_step_set_usage(scimesh_step* step, const char* json);
  * The launcher uploads it before reporting the step complete. */
 SCIMESH_API int scimesh_step_add_artifact(scimesh_step* step, const char* name, const char* path,
                               const char* media_type);
+
+/* Records that the step failed, with a class and a message (any rank; local,
+ * not collective). The first failure recorded by any rank of the step wins;
+ * later calls, on any rank, return SCIMESH_OK and change nothing. The step
+ * then ends as usual (scimesh_step_end, collective) and exits, or, when other
+ * ranks cannot reach the end (they wait in a collective), calls MPI_Abort: the
+ * launcher reports this failure either way, whatever the exit status.
+ * `failure_class`: "retryable", "timeout", "invalid_output", "input_checksum"
+ * or "fatal" (docs/protocol.md, the table under /fail); any other is
+ * SCIMESH_ERR_INVALID. `message`: one line (<= 4 KiB is sent), no secrets. */
+SCIMESH_API int scimesh_step_fail(scimesh_step* step, const char* failure_class, const char* message);
 
 /* Ends the step (collective) and releases *step (set to NULL). Rank 0 stops
  * heartbeating and hands the lease back to the launcher, which uploads the

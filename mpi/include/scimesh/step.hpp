@@ -52,6 +52,12 @@ class Step {
     return scimesh_step_add_artifact(handle_, name.c_str(), path.c_str(), media_type);
   }
 
+  // Any rank, local: the step failed with class `cls` ("fatal", "retryable",
+  // ...); the first failure any rank records wins (see scimesh_step_fail).
+  int fail(const std::string& cls, const std::string& message) {
+    return scimesh_step_fail(handle_, cls.c_str(), message.c_str());
+  }
+
   // Collective. SCIMESH_ERR_LEASE_LOST when the lease was lost.
   int end() { return scimesh_step_end(&handle_); }
 
