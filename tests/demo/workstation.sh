@@ -25,6 +25,13 @@ case $example in
   *) fail "no such example: $example" ;;
 esac
 guide=$src/$readme
+# A sanitizer build's libscimesh_mpi cannot load into an uninstrumented
+# python3 unless its runtimes are preloaded (tests/python/python-lib.sh),
+# which the recipe, as written for users, does not do: skipped there.
+if [[ $example == heat-py && ${SCIMESH_SANITIZE_FLAGS:-} == *address* ]]; then
+  note "heat-py: skipped in a sanitizer build (python3 would need the ASan runtime preloaded)"
+  exit 77
+fi
 source "$(dirname "$0")/../docs/guide-lib.sh"
 
 # The checkout as the user has it: examples/ of the source tree, this build as build/dev.
