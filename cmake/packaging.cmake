@@ -162,13 +162,16 @@ hardened systemd unit, scimesh-coordinator.service, runs it as a service
 set(CPACK_DEBIAN_EXAMPLES_PACKAGE_NAME scimesh-examples)
 set(CPACK_DEBIAN_EXAMPLES_PACKAGE_SECTION science)
 set(CPACK_COMPONENT_EXAMPLES_DEPENDS runtime)
-set(CPACK_DEBIAN_EXAMPLES_PACKAGE_RECOMMENDS "scimesh-launcher")
+# heat-py/heat_py.py is a python3 script (policy: its interpreter is a Depends).
+set(CPACK_DEBIAN_EXAMPLES_PACKAGE_DEPENDS "python3")
+set(CPACK_DEBIAN_EXAMPLES_PACKAGE_RECOMMENDS "scimesh-launcher, python3-scimesh, python3-numpy")
 set(CPACK_COMPONENT_EXAMPLES_DESCRIPTION
   "scimesh examples: a 3D Poisson mesh study
 poisson (a multi-node conjugate-gradient solve as one step) and
 convergence_report in /usr/libexec/scimesh/examples; the mesh-study workflow,
 the fill.sbatch allocation template and the example sources in
-/usr/share/scimesh/examples.")
+/usr/share/scimesh/examples, with heat-py, the heat case as a Python step
+(numpy, mpi4py and python3-scimesh).")
 
 # --- scimesh-doc -----------------------------------------------------------------
 set(CPACK_DEBIAN_DOC_PACKAGE_NAME scimesh-doc)
