@@ -85,6 +85,10 @@ jq -e '.attempts[0].usage | .cells == 1000 and .solver_s == 0.25 and .wall_s > 0
 jq -e '[.artifacts[] | "\(.name) \(.media_type)"] | sort ==
   ["data.txt text/plain", "tree application/vnd.scimesh.directory+tar"]' <<<"$make" >/dev/null ||
   fail "make's artifacts: $(jq -c '[.artifacts[] | {name, media_type}]' <<<"$make")"
+# ... and as the user reads them: scimesh-coordinator run show.
+shown=$(SCIMESH_TOKEN_FILE=$EXEC_TOKEN_FILE "$SCIMESH_COORDINATOR_BIN" run show "$chain") || fail "run show: $shown"
+grep -E '^ +#1 +completed .*progress \{[^}]*"fraction":0.5,"message":"halfway"\}.*usage \{"cells":1000(\.0)?,"solver_s":0.25,' \
+  <<<"$shown" >/dev/null || fail "run show does not show make's progress and usage: $shown"
 jq -e '.state.python == true' <<<"$show" >/dev/null || fail "the state patch was not merged: $(jq -c .state <<<"$show")"
 check=$(jq '.steps[] | select(.step_id=="check") | .output' <<<"$show")
 jq -e '.relayed == "relayed: from python\n" and .tree == "in a directory\n" and .previous == ["make", "relay"]
