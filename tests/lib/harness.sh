@@ -150,6 +150,25 @@ wait_run() {
   echo "timeout($status)"
 }
 
+# cancel_held_step RUN STEP RANKS TIMEOUT_S: waits (TIMEOUT_S) until rank 0
+# of RUN's step STEP holds its lease (lease.state under $WORK/spool), cancels
+# the run, then waits (30 s) until RANKS lines of the step's stdout say
+# "cancelled=1" (each rank prints one when its cancelled() turns true). Sets
+# CANCELLED_STATE (that lease.state) and CANCELLED_OUT (that step.out).
+cancel_held_step() {
+  local run=$1 step=$2 ranks=$3 timeout=$4
+  _held_state() { find "$WORK/spool/$run/$step" -name lease.state 2>/dev/null | head -n1; }
+  _held_by_rank0() {
+    CANCELLED_STATE=$(_held_state)
+    [[ -n $CANCELLED_STATE ]] && jq -e '.holder=="rank0" and .state=="held"' "$CANCELLED_STATE" >/dev/null
+  }
+  wait_for "rank 0 holds the lease of step $step" "$timeout" _held_by_rank0
+  api POST "/runs/$run/cancel" -d '{}' >/dev/null
+  CANCELLED_OUT=$(dirname "$CANCELLED_STATE")/step.out
+  _ranks_cancelled() { [[ $(grep -c 'cancelled=1' "$CANCELLED_OUT" 2>/dev/null) == "$ranks" ]]; }
+  wait_for "all $ranks ranks of step $step saw the cancellation" 30 _ranks_cancelled
+}
+
 # wait_for DESCRIPTION TIMEOUT_S COMMAND...: polls COMMAND until it succeeds.
 wait_for() {
   local what=$1 deadline=$((SECONDS + $(scaled "$2")))

@@ -43,15 +43,10 @@ r2=$(run_start rtcrash '{}')
 r3=$(run_start rtcancel '{}')
 
 # --- cancellation: wait until rank 0 holds the lease, then cancel the run ---
-state_of_wait() { find "$WORK/spool/$r3/wait" -name lease.state 2>/dev/null | head -n1; }
-held_by_rank0() { local f; f=$(state_of_wait); [[ -n $f ]] && jq -e '.holder=="rank0" and .state=="held"' "$f" >/dev/null; }
-wait_for "rank 0 holds the wait step's lease" 60 held_by_rank0
-api POST "/runs/$r3/cancel" -d '{}' >/dev/null
-out=$(dirname "$(state_of_wait)")/step.out
-two_ranks_cancelled() { [[ $(grep -c 'cancelled=1' "$out" 2>/dev/null) == 2 ]]; }
-wait_for "both ranks saw the cancellation" 30 two_ranks_cancelled
-jq -e '.state=="lost" and .reason=="run_terminal"' "$(state_of_wait)" >/dev/null ||
-  fail "lease.state does not say lost: run_terminal: $(cat "$(state_of_wait)")"
+cancel_held_step "$r3" wait 2 60
+out=$CANCELLED_OUT
+jq -e '.state=="lost" and .reason=="run_terminal"' "$CANCELLED_STATE" >/dev/null ||
+  fail "lease.state does not say lost: run_terminal: $(cat "$CANCELLED_STATE")"
 cancelled_at=$(api GET "/runs/$r3/journal" | jq -r '.events[] | select(.type=="run_cancelled") | .at')
 last_rank=$(sed -n 's/.*cancelled=1 at \([0-9.]*\)/\1/p' "$out" | sort -n | tail -n1)
 note "cancellation: run cancelled -> last rank saw it: $(awk -v a="$(date -d "$cancelled_at" +%s.%N)" -v b="$last_rank" \
@@ -80,7 +75,7 @@ journal=$(api GET "/runs/$r3/journal")
   fail "an outcome was recorded for the cancelled attempt"
 # One heartbeat stream per step: while rank 0 held the long step's lease,
 # the launcher's own heartbeats paused.
-wait_lease=$(jq -r .lease_id "$(state_of_wait)")
+wait_lease=$(jq -r .lease_id "$CANCELLED_STATE")
 grep -E "lease $wait_lease: (rank 0 holds the lease now|rank0 holds it now; pausing)" "$WORK/launcher.log" >/dev/null ||
   fail "the launcher did not hand lease $wait_lease to rank 0"
 wait "$launcher" || fail "the launcher exited non-zero"

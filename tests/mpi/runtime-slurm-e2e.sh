@@ -45,13 +45,8 @@ r2=$(run_start crash '{}')
 r3=$(run_start cancel '{}')
 
 # A run cancelled while its 4-rank step runs: every rank on both nodes sees it.
-state_of_wait() { find "$WORK/spool/$r3/wait4" -name lease.state 2>/dev/null | head -n1; }
-held_by_rank0() { local f; f=$(state_of_wait); [[ -n $f ]] && jq -e '.holder=="rank0" and .state=="held"' "$f" >/dev/null; }
-wait_for "rank 0 holds the 4-rank step's lease" 120 held_by_rank0
-api POST "/runs/$r3/cancel" -d '{}' >/dev/null
-out=$(dirname "$(state_of_wait)")/step.out
-four_ranks_cancelled() { [[ $(grep -c 'cancelled=1' "$out" 2>/dev/null) == 4 ]]; }
-wait_for "all 4 ranks saw the cancellation" 30 four_ranks_cancelled
+cancel_held_step "$r3" wait4 4 120
+out=$CANCELLED_OUT
 cancelled_at=$(api GET "/runs/$r3/journal" | jq -r '.events[] | select(.type=="run_cancelled") | .at')
 last_rank=$(sed -n 's/.*cancelled=1 at \([0-9.]*\)/\1/p' "$out" | sort -n | tail -n1)
 note "4 ranks on n1+n2: run cancelled -> last rank saw it: $(awk -v a="$(date -d "$cancelled_at" +%s.%N)" -v b="$last_rank" \

@@ -52,13 +52,7 @@ declare -A runs=([fail]=$(run_start pyfail '{}') [retry]=$(run_start pyretry '{}
                  [cancel]=$(run_start pycancel '{}') [serial]=$(run_start pyserial '{}'))
 
 # --- cancellation: once rank 0 holds the lease, cancel; both ranks see it ---
-state_of_wait() { find "$WORK/spool/${runs[cancel]}/wait" -name lease.state 2>/dev/null | head -n1; }
-held_by_rank0() { local f; f=$(state_of_wait); [[ -n $f ]] && jq -e '.holder=="rank0" and .state=="held"' "$f" >/dev/null; }
-wait_for "rank 0 holds the wait step's lease" 60 held_by_rank0
-api POST "/runs/${runs[cancel]}/cancel" -d '{}' >/dev/null
-out=$(dirname "$(state_of_wait)")/step.out
-both_cancelled() { [[ $(grep -c 'cancelled=1' "$out" 2>/dev/null) == 2 ]]; }
-wait_for "both ranks' cancelled() turned true" 30 both_cancelled
+cancel_held_step "${runs[cancel]}" wait 2 60
 
 declare -A want=([fail]=failed [retry]=failed [named]=failed [cancel]=cancelled [serial]=completed)
 [[ $(wait_run "$chain" 120) == completed ]] || fail "the chain did not complete: $(api GET "/runs/$chain")"

@@ -124,8 +124,7 @@ class Step:
 
     @output.setter
     def output(self, value: dict) -> None:
-        text = _json_object(value, "step.output")
-        _native.check(_native.lib().scimesh_step_set_output(self._live(), text.encode()), "step.output")
+        self._write("scimesh_step_set_output", value, "step.output")
         self._output = value
 
     @property
@@ -135,8 +134,7 @@ class Step:
 
     @state_patch.setter
     def state_patch(self, value: dict) -> None:
-        text = _json_object(value, "step.state_patch")
-        _native.check(_native.lib().scimesh_step_set_state_patch(self._live(), text.encode()), "step.state_patch")
+        self._write("scimesh_step_set_state_patch", value, "step.state_patch")
         self._state_patch = value
 
     @property
@@ -150,8 +148,7 @@ class Step:
             if isinstance(value, dict) else []
         if bad:
             raise TypeError(f"step.usage holds numbers only; not a number: {', '.join(map(str, bad))}")
-        text = _json_object(value, "step.usage")
-        _native.check(_native.lib().scimesh_step_set_usage(self._live(), text.encode()), "step.usage")
+        self._write("scimesh_step_set_usage", value, "step.usage")
         self._usage = value
 
     def add_artifact(self, path: "str | os.PathLike[str]", name: Optional[str] = None,
@@ -234,6 +231,11 @@ class Step:
         if expected:
             raise SystemExit(1)
         return False
+
+    def _write(self, function: str, value: dict, what: str) -> None:
+        """One of the C setters of a JSON object (output, state patch, usage)."""
+        text = _json_object(value, what)
+        _native.check(getattr(_native.lib(), function)(self._live(), text.encode()), what)
 
     def _live(self) -> Any:
         if self._handle is None:
