@@ -57,7 +57,12 @@ int RunAsStep() {
   int exit_code = 0;
   auto input = ParseSolveInput(step.input());
   if (!input.ok()) {
-    if (rank == 0) log->error("bad step input: {}", input.status().message());
+    // Every rank read the same input: rank 0 says so once. A retry cannot
+    // help, so the attempt fails fatal with the reason, not retryable.
+    if (rank == 0) {
+      log->error("bad step input: {}", input.status().message());
+      step.fail("fatal", "bad step input: " + input.status().message());
+    }
     exit_code = 2;
   } else {
     CgHooks hooks;
