@@ -27,4 +27,10 @@ bool TakeCapacity(FreeCapacity& free, const Resources& r, int64_t walltime_s) {
   return true;
 }
 
+int64_t CopiesThatFit(FreeCapacity free, const Resources& r, int64_t walltime_s, int64_t at_most) {
+  int64_t n = 0;
+  while (n < at_most && TakeCapacity(free, r, walltime_s)) ++n;
+  return n;
+}
+
 }  // namespace scimesh::coordinator

@@ -22,4 +22,8 @@ namespace scimesh::coordinator {
 // what is left. On failure `free` is unchanged.
 bool TakeCapacity(FreeCapacity& free, const Resources& r, int64_t walltime_s);
 
+// How many copies of a step needing `r` for `walltime_s` fit `free` at once,
+// taken one after the other by TakeCapacity; at most `at_most`.
+int64_t CopiesThatFit(FreeCapacity free, const Resources& r, int64_t walltime_s, int64_t at_most);
+
 }  // namespace scimesh::coordinator

@@ -63,5 +63,14 @@ TEST(TakeCapacity, SkipsANodeWithCpusButNoGpus) {
   EXPECT_EQ(free.nodes[1].gpus, 1);
 }
 
+TEST(CopiesThatFit, CountsWholeStepsUpToTheBound) {
+  const FreeCapacity free = TwoNodes(4);                   // 2 nodes x 4 cpus
+  EXPECT_EQ(CopiesThatFit(free, Resources{2, 2, 1, 0}, 60, 10), 2);  // each takes 2 cpus of both nodes
+  EXPECT_EQ(CopiesThatFit(free, Resources{1, 1, 1, 0}, 60, 10), 8);
+  EXPECT_EQ(CopiesThatFit(free, Resources{1, 1, 1, 0}, 60, 3), 3) << "at most the bound";
+  EXPECT_EQ(CopiesThatFit(free, Resources{3, 1, 1, 0}, 60, 10), 0) << "3 nodes never fit 2";
+  EXPECT_EQ(CopiesThatFit(free, Resources{1, 1, 1, 0}, 7200, 10), 0) << "walltime";
+}
+
 }  // namespace
 }  // namespace scimesh::coordinator

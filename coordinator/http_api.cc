@@ -170,6 +170,8 @@ void HttpApi::Install(HttpServer& server) {
                [this](const HttpRequest& q, HttpResponse& r, const ContentReader& c) { Register(q, r, c); });
   server.Route("POST", "/v1/api/steps/claim", Lane::kClaims,
                [this](const HttpRequest& q, HttpResponse& r, const ContentReader& c) { Claim(q, r, c); });
+  server.Route("GET", "/v1/api/demand", Lane::kFirst,
+               [this](const HttpRequest& q, HttpResponse& r, const ContentReader&) { Demand(q, r); });
   for (auto [suffix, call] : {std::pair{"started", LeaseCall::kStarted}, std::pair{"heartbeat", LeaseCall::kHeartbeat},
                               std::pair{"complete", LeaseCall::kComplete}, std::pair{"fail", LeaseCall::kFail}}) {
     server.Route("POST", std::string(R"(/v1/api/steps/([^/]+)/)") + suffix, Lane::kFirst,

@@ -84,6 +84,7 @@ class HttpApi {
 
   void Register(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);
   void Claim(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);
+  void Demand(const HttpRequest& req, HttpResponse& res);
   void ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse& res,
                  const ContentReader& reader);
   void UploadArtifact(const HttpRequest& req, HttpResponse& res, const ContentReader& reader);

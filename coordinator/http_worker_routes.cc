@@ -1,5 +1,5 @@
-// HttpApi: the worker calls — register, claim (the long poll), and the lease
-// calls started / heartbeat / complete / fail.
+// HttpApi: the worker calls — register, claim (the long poll), the demand,
+// and the lease calls started / heartbeat / complete / fail.
 #include <algorithm>
 #include <chrono>
 
@@ -50,6 +50,19 @@ void HttpApi::Claim(const HttpRequest& req, HttpResponse& res, const ContentRead
     ReplyJson(r, 200, SerializeClaimResponse(claimed));
     return true;
   });
+}
+
+void HttpApi::Demand(const HttpRequest& req, HttpResponse& res) {
+  auto key = Authorize(req, res, kScopeWorker);
+  if (!key) return;
+  auto query = ParseDemandQuery(req.params);
+  if (!query.ok()) return ReplyError(res, query.error());
+  auto reply = ledger_.Demand(query.value(), *key);
+  if (!reply.ok()) {
+    if (reply.error().error == "not_owner") audit_.Record(key->name, req.method, req.path, 403);
+    return ReplyError(res, reply.error());
+  }
+  ReplyJson(res, 200, SerializeQueuedDemand(reply.value()));
 }
 
 void HttpApi::ReportOnLease(LeaseCall call, const HttpRequest& req, HttpResponse& res,

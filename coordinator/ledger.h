@@ -106,6 +106,10 @@ class Ledger {
   // admin keys every run) that match `query`, newest first, at most
   // query.limit of them.
   ApiResult<RunList> ListRuns(const RunListQuery& query, const KeyIdentity& key);
+  // The queued work of the running runs, per step of each (workflow, version)
+  // `key` may register (docs/protocol.md "demand"), at most kMaxDemandGroups
+  // groups. Naming a workflow `key` may not register: 403 `not_owner`.
+  ApiResult<QueuedDemand> Demand(const DemandQuery& query, const KeyIdentity& key);
 
   // Forgets the uploads of attempts that ended without completing more than
   // artifact_grace_ms ago (their files go once nothing refers to them).
@@ -185,6 +189,11 @@ class Ledger {
   ApiResult<Done> CheckRun(std::string_view run_id, const KeyIdentity& key,
                            bool (*may)(const KeyIdentity&, const std::optional<std::string>&));
   Status SetOwner(const char* sql, std::string_view id, const std::string& key_name);
+  // The workflows whose demand `key` reads: `named` (403 when it may not
+  // register one), else those of running runs it may register, by name.
+  ApiResult<std::vector<std::string>> DemandWorkflows(const std::vector<std::string>& named, const KeyIdentity& key);
+  // Appends the demand groups of `workflow` to `out`, at most `room`+1 of them.
+  Status AddDemandOf(int64_t now, const std::string& workflow, size_t room, QueuedDemand& out);
 
   Result<Lease> CreateLease(Tx& tx, const std::string& run_id, const StepDefinition& step,
                             const WorkflowDefinition& def, const std::string& worker_id,

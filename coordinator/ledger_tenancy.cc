@@ -10,6 +10,9 @@ constexpr char kWorkerOwner[] = "SELECT key_name FROM worker_owners WHERE worker
 constexpr char kSetWorkerOwner[] = "INSERT OR IGNORE INTO worker_owners(worker_id, key_name) VALUES (?1, ?2)";
 constexpr char kWorkflowOwner[] = "SELECT key_name FROM workflow_owners WHERE workflow = ?1";
 constexpr char kSetWorkflowOwner[] = "INSERT OR IGNORE INTO workflow_owners(workflow, key_name) VALUES (?1, ?2)";
+constexpr char kRunningWorkflows[] =
+    "SELECT DISTINCT r.workflow, o.key_name FROM runs r LEFT JOIN workflow_owners o ON o.workflow = r.workflow "
+    "WHERE r.status = 'running' ORDER BY r.workflow";
 constexpr char kRunOwner[] =
     "SELECT o.key_name FROM runs r LEFT JOIN run_owners o ON o.run_id = r.run_id WHERE r.run_id = ?1";
 
@@ -57,6 +60,24 @@ ApiResult<Done> Ledger::CheckRun(std::string_view run_id, const KeyIdentity& key
   if (!*found) return ApiError::NotFound("no run " + std::string(run_id));
   if (!may(key, owner)) return ApiError::NotOwner("run " + std::string(run_id) + " belongs to another key");
   return Done{};
+}
+
+ApiResult<std::vector<std::string>> Ledger::DemandWorkflows(const std::vector<std::string>& named,
+                                                           const KeyIdentity& key) {
+  for (const std::string& workflow : named) {
+    auto owner = OwnerOf(kWorkflowOwner, workflow);
+    if (!owner.ok()) return Broken(owner.status());
+    if (!MayRegisterWorkflow(key, workflow, *owner)) {
+      return ApiError::NotOwner("workflow " + workflow +
+                                (*owner ? " belongs to another key" : " is not among this key's workflows"));
+    }
+  }
+  if (!named.empty()) return named;
+  std::vector<std::string> visible;
+  LEDGER_CHECK(db_->ForEachRow(kRunningWorkflows, {}, [&](const Row& r) {
+    if (MayRegisterWorkflow(key, r.Text(0), r.OptText(1))) visible.push_back(r.Text(0));
+  }));
+  return visible;
 }
 
 }  // namespace scimesh::coordinator

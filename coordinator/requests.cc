@@ -2,6 +2,7 @@
 #include "coordinator/requests.h"
 
 #include <charconv>
+#include <set>
 
 #include "protocol/wire/identifiers.h"
 #include "protocol/wire/wire_json.h"
@@ -96,6 +97,27 @@ ApiResult<RunListQuery> ParseRunListQuery(const std::multimap<std::string, std::
     }
   }
   return q;
+}
+
+ApiResult<DemandQuery> ParseDemandQuery(const std::multimap<std::string, std::string>& params) {
+  std::set<std::string> names;
+  size_t given = 0;
+  auto [first, last] = params.equal_range("workflow");
+  for (auto it = first; it != last; ++it) {
+    std::string_view rest = it->second;
+    for (;;) {
+      const size_t comma = rest.find(',');
+      const std::string_view name = rest.substr(0, comma);
+      if (Status s = CheckIdentifier(name, "workflow"); !s.ok()) return BadRequestFrom(s);
+      if (++given > kMaxDemandWorkflows) {
+        return ApiError::BadRequest("workflow", "at most " + std::to_string(kMaxDemandWorkflows) + " names");
+      }
+      names.emplace(name);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return DemandQuery{std::vector<std::string>(names.begin(), names.end())};
 }
 
 }  // namespace scimesh::coordinator

@@ -53,4 +53,9 @@ ApiResult<LeaseIdentity> ParseArtifactQuery(const std::string* worker_id, const 
 // once; a 400 names the parameter. Other parameters are ignored.
 ApiResult<RunListQuery> ParseRunListQuery(const std::multimap<std::string, std::string>& params);
 
+// GET /v1/api/demand's query: `workflow`, repeatable, each value a name or a
+// comma-separated list of them (identifiers), at most kMaxDemandWorkflows in
+// all, sorted and without repeats; a 400 names `workflow`. Others are ignored.
+ApiResult<DemandQuery> ParseDemandQuery(const std::multimap<std::string, std::string>& params);
+
 }  // namespace scimesh::coordinator

@@ -264,5 +264,22 @@ TEST(ParseRunListQuery, DefaultsBoundsAndRefusalsNamingTheParameter) {
   EXPECT_EQ(FieldOf(ParseRunListQuery(Params{{"workflow", "a"}, {"workflow", "b"}})), "workflow");
 }
 
+TEST(ParseDemandQuery, RepeatedAndCommaListedNamesSortedUniqueAndBounded) {
+  using Params = std::multimap<std::string, std::string>;
+  auto none = ParseDemandQuery({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none.value().workflows.empty());
+  auto some = ParseDemandQuery(Params{{"workflow", "b,a"}, {"workflow", "c"}, {"workflow", "a"}, {"x", "y"}});
+  ASSERT_TRUE(some.ok());
+  EXPECT_EQ(some.value().workflows, (std::vector<std::string>{"a", "b", "c"}));
+  for (const char* bad : {"", "a,", ",a", "a,,b", "..", "a/b", "a b"}) {
+    EXPECT_EQ(FieldOf(ParseDemandQuery(Params{{"workflow", bad}})), "workflow") << bad;
+  }
+  std::string names = "w0";
+  for (int i = 1; i < 64; ++i) names += ",w" + std::to_string(i);
+  EXPECT_TRUE(ParseDemandQuery(Params{{"workflow", names}}).ok()) << "64 names";
+  EXPECT_EQ(FieldOf(ParseDemandQuery(Params{{"workflow", names + ",w64"}})), "workflow") << "65 names";
+}
+
 }  // namespace
 }  // namespace scimesh::coordinator

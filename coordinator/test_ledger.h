@@ -6,13 +6,16 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "coordinator/clock.h"
 #include "coordinator/ledger.h"
+#include "coordinator/requests.h"
 
 namespace scimesh::coordinator {
 
@@ -56,6 +59,31 @@ class ManualClockLedgerTest : public ::testing::Test {
     test_ledger_ = std::make_unique<TestLedger>(options, std::move(signals));
     ledger_ = test_ledger_->get();
     ASSERT_NE(ledger_, nullptr);
+  }
+
+  // Starts a run of `workflow` with the execute key; "" (and a failure) if refused.
+  std::string StartRunOf(const std::string& workflow) {
+    auto req = ReadRunCreateRequest(R"({"workflow":")" + workflow + R"(","input":{}})");
+    EXPECT_TRUE(req.ok());
+    auto run = ledger_->CreateRun(req.value(), exec_);
+    EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
+    return run.ok() ? run.value().run_id : "";
+  }
+  // A claim by `id` with the worker key, offering `nodes` nodes of 4 cpus
+  // for an hour (none: no `free`).
+  std::vector<Lease> ClaimOffering(const std::string& id, std::optional<int> nodes, int max = 1) {
+    ClaimRequest req;
+    req.worker_id = id;
+    req.max = max;
+    if (nodes) {
+      FreeCapacity f;
+      for (int i = 0; i < *nodes; ++i) f.nodes.push_back({"n" + std::to_string(i), 4, 0});
+      f.walltime_s = 3600;
+      req.free = f;
+    }
+    auto reply = ledger_->Claim(req, worker_);
+    EXPECT_TRUE(reply.ok());
+    return reply.ok() ? reply.value().leases : std::vector<Lease>{};
   }
 
   std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>();

@@ -64,28 +64,37 @@ Status RecordClaimOffer(Database& db, const std::string& worker_id, const FreeCa
                                int64_t{free != nullptr ? 1 : 0}, now});
 }
 
+Result<LiveOffers> ReadLiveOffers(Database& db, const std::string& workflow, const std::string& version,
+                                  int64_t now) {
+  LiveOffers live;
+  SCIMESH_RETURN_IF_ERROR(db.ForEachRow(kLiveOffers, {workflow, version, now - kLiveWorkerMs}, [&](const Row& r) {
+    ++live.workers;
+    auto nodes = r.OptText(0);
+    if (!nodes || r.OptInt(2).value_or(0) == 0) {
+      live.known = false;  // claims without `free`, or never offered while idle
+      return;
+    }
+    live.offers.push_back(FreeCapacity{DecodeNodes(*nodes), r.Int(1)});
+  }));
+  return live;
+}
+
+std::optional<UnfittableView> WhyUnfittable(const StepDefinition& step, const LiveOffers& live) {
+  if (!live.known || live.offers.empty()) return std::nullopt;
+  auto why = WhyNoOfferFits(step.resources, step.walltime_s, live.offers);
+  if (!why) return std::nullopt;
+  return UnfittableView{*why, live.workers};
+}
+
 Status MarkUnfittableSteps(Database& db, const WorkflowDefinition& def, int64_t now, RunView& run) {
   bool any_queued = false;
   for (const StepView& s : run.steps) any_queued = any_queued || s.status == "queued";
   if (!any_queued) return Status::Ok();
-  std::vector<::scimesh::FreeCapacity> offers;
-  bool all_known = true;
-  auto read = [&](const Row& r) {
-    auto nodes = r.OptText(0);
-    all_known = nodes && r.OptInt(2).value_or(0) != 0;
-    if (all_known) offers.push_back(::scimesh::FreeCapacity{DecodeNodes(*nodes), r.Int(1)});
-    return all_known;
-  };
-  SCIMESH_RETURN_IF_ERROR(db.ForEachRow(kLiveOffers, {def.workflow, def.version, now - kLiveWorkerMs}, read));
-  if (!all_known) return Status::Ok();  // a live worker of unknown size
+  SCIMESH_ASSIGN_OR_RETURN(LiveOffers live, ReadLiveOffers(db, def.workflow, def.version, now));
   for (StepView& s : run.steps) {
     if (s.status != "queued") continue;
     const StepDefinition* step = def.FindStep(s.step_id);
-    if (step == nullptr) continue;
-    const Resources& r = step->resources;
-    auto why = WhyNoOfferFits(::scimesh::Resources{r.nodes, r.ranks_per_node, r.cpus_per_rank, r.gpus_per_rank},
-                              step->walltime_s, offers);
-    if (why) s.unfittable = UnfittableView{*why, static_cast<int64_t>(offers.size())};
+    if (step != nullptr) s.unfittable = WhyUnfittable(*step, live);
   }
   return Status::Ok();
 }

@@ -28,28 +28,6 @@ class UnfittableTest : public ManualClockLedgerTest {
     ASSERT_TRUE(req.ok()) << req.error().message;
     ASSERT_TRUE(ledger_->Register(req.value(), worker_).ok());
   }
-  std::string StartRun() {
-    auto req = ReadRunCreateRequest(R"({"workflow":"wf","input":{}})");
-    EXPECT_TRUE(req.ok());
-    auto run = ledger_->CreateRun(req.value(), exec_);
-    EXPECT_TRUE(run.ok());
-    return run.ok() ? run.value().run_id : "";
-  }
-  // A claim by `id` offering `nodes` nodes of 4 cpus (none: no `free`).
-  std::vector<Lease> Claim(const std::string& id, std::optional<int> nodes, int max = 1) {
-    ClaimRequest req;
-    req.worker_id = id;
-    req.max = max;
-    if (nodes) {
-      FreeCapacity f;
-      for (int i = 0; i < *nodes; ++i) f.nodes.push_back({"n" + std::to_string(i), 4, 0});
-      f.walltime_s = 3600;
-      req.free = f;
-    }
-    auto reply = ledger_->Claim(req, worker_);
-    EXPECT_TRUE(reply.ok());
-    return reply.ok() ? reply.value().leases : std::vector<Lease>{};
-  }
   std::optional<UnfittableView> UnfittableOf(const std::string& run, const std::string& step) {
     auto view = ledger_->ShowRun(run, exec_);
     EXPECT_TRUE(view.ok());
@@ -63,9 +41,9 @@ class UnfittableTest : public ManualClockLedgerTest {
 
 TEST_F(UnfittableTest, AStepNoLiveWorkerCanFitSaysWhatItNeeds) {
   Register("a");
-  const std::string run = StartRun();
+  const std::string run = StartRunOf("wf");
   EXPECT_FALSE(UnfittableOf(run, "big")) << "no worker has offered anything yet";
-  ASSERT_EQ(Claim("a", 2, 2).size(), 1u);  // takes "small"; "big" cannot be offered
+  ASSERT_EQ(ClaimOffering("a", 2, 2).size(), 1u);  // takes "small"; "big" cannot be offered
   auto u = UnfittableOf(run, "big");
   ASSERT_TRUE(u);
   EXPECT_EQ(u->reason, "needs 3 nodes, largest offer 2");
@@ -75,36 +53,36 @@ TEST_F(UnfittableTest, AStepNoLiveWorkerCanFitSaysWhatItNeeds) {
 
 TEST_F(UnfittableTest, ABusyWorkersPartialOfferDoesNotShrinkItsLargestOffer) {
   Register("a");
-  const std::string run = StartRun();
-  ASSERT_EQ(Claim("a", 3, 1).size(), 1u);  // idle: offers 3 nodes, takes "small"
+  const std::string run = StartRunOf("wf");
+  ASSERT_EQ(ClaimOffering("a", 3, 1).size(), 1u);  // idle: offers 3 nodes, takes "small"
   EXPECT_FALSE(UnfittableOf(run, "big"));
-  Claim("a", 2, 1);  // "big" needs 3; holding "small", only 2 are free now
+  ClaimOffering("a", 2, 1);  // "big" needs 3; holding "small", only 2 are free now
   EXPECT_FALSE(UnfittableOf(run, "big")) << "the worker has 3 nodes when idle";
 }
 
 TEST_F(UnfittableTest, AWorkerOfUnknownSizeLeavesTheStepUnmarked) {
   Register("a");
   Register("b");
-  const std::string run = StartRun();
-  ASSERT_EQ(Claim("a", 2, 2).size(), 1u);       // "small"
-  ASSERT_EQ(Claim("b", std::nullopt).size(), 1u);  // no `free`: b is offered "big" and takes it
-  const std::string run2 = StartRun();
+  const std::string run = StartRunOf("wf");
+  ASSERT_EQ(ClaimOffering("a", 2, 2).size(), 1u);       // "small"
+  ASSERT_EQ(ClaimOffering("b", std::nullopt).size(), 1u);  // no `free`: b is offered "big" and takes it
+  const std::string run2 = StartRunOf("wf");
   EXPECT_FALSE(UnfittableOf(run2, "big")) << "b claims without free: it might fit";
 }
 
 TEST_F(UnfittableTest, OneLiveWorkerThatFitsLeavesTheStepUnmarked) {
   Register("a");
   Register("b");
-  const std::string run = StartRun();
-  ASSERT_EQ(Claim("b", 4, 1).size(), 1u);  // idle b offers 4 nodes, takes "small"
-  EXPECT_TRUE(Claim("a", 2, 1).empty());   // "big" does not fit a
+  const std::string run = StartRunOf("wf");
+  ASSERT_EQ(ClaimOffering("b", 4, 1).size(), 1u);  // idle b offers 4 nodes, takes "small"
+  EXPECT_TRUE(ClaimOffering("a", 2, 1).empty());   // "big" does not fit a
   EXPECT_FALSE(UnfittableOf(run, "big")) << "b has 4 nodes when idle";
 }
 
 TEST_F(UnfittableTest, AWorkerNotSeenFor90SecondsAndHoldingNothingDoesNotCount) {
   Register("a");
-  EXPECT_TRUE(Claim("a", 1, 1).empty());  // idle, nothing to offer yet: its offer is 1 node
-  const std::string run = StartRun();
+  EXPECT_TRUE(ClaimOffering("a", 1, 1).empty());  // idle, nothing to offer yet: its offer is 1 node
+  const std::string run = StartRunOf("wf");
   auto u = UnfittableOf(run, "big");
   ASSERT_TRUE(u);
   EXPECT_EQ(u->reason, "needs 3 nodes, largest offer 1");

@@ -174,6 +174,18 @@ Result<LeaseReply<FailResponse>> Client::Fail(const LeaseCall& call, FailClass e
   return LeaseAnswer(what, r, ParseFailResponse);
 }
 
+Result<QueuedDemand> Client::Demand(const DemandQuery& query) {
+  if (query.workflows.size() > kMaxDemandWorkflows) {
+    return Status::InvalidArgument("demand: at most " + std::to_string(kMaxDemandWorkflows) + " workflows");
+  }
+  std::string path = "/demand";
+  for (size_t i = 0; i < query.workflows.size(); ++i) {
+    path += (i == 0 ? "?workflow=" : "&workflow=") + EscapeComponent(query.workflows[i]);
+  }
+  auto r = Call("demand", "GET", path, "", options_.call_timeout, BudgetEnd(std::nullopt), false);
+  return Expect2xx("demand", r, ParseQueuedDemand);
+}
+
 Result<RunStatus> Client::StartRun(const RunCreateRequest& request) {
   auto r = Call("start run", "POST", "/runs", SerializeRunCreateRequest(request), options_.call_timeout,
                 BudgetEnd(std::nullopt), false);

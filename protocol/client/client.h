@@ -122,6 +122,13 @@ class Client {
   // Long poll: one try may take wait_ms + claim_margin; no low-speed abort.
   Result<ClaimResult> Claim(const ClaimRequest& request, std::optional<Millis> budget = {});
 
+  // GET /v1/api/demand (scope worker): the queued work per step of the
+  // workflows this key serves; `query.workflows` empty: all of them. More
+  // than kMaxDemandWorkflows names is refused here. A reply with more than
+  // kMaxDemandGroups groups, a count or name out of the rules, or malformed
+  // JSON is an error (kInvalidArgument naming the field), never retried.
+  Result<QueuedDemand> Demand(const DemandQuery& query);
+
   // Each try is bounded by the lease deadline: past it the lease is lost anyway.
   Result<LeaseReply<LeaseExtension>> Started(const LeaseCall& call);
   Result<LeaseReply<LeaseExtension>> Heartbeat(const LeaseCall& call,

@@ -4,19 +4,11 @@
 #include "protocol/util/json_io.h"
 #include "protocol/wire/identifiers.h"
 #include "protocol/wire/wire_json.h"
+#include "protocol/wire/wire_json_parts.h"
 #include "protocol/wire/wire_limits.h"
 
 namespace scimesh {
 namespace {
-
-void WriteResources(JsonWriter& w, const Resources& r) {
-  w.StartObject();
-  WriteInt(w, "nodes", r.nodes);
-  WriteInt(w, "ranks_per_node", r.ranks_per_node);
-  WriteInt(w, "cpus_per_rank", r.cpus_per_rank);
-  WriteInt(w, "gpus_per_rank", r.gpus_per_rank);
-  w.EndObject();
-}
 
 void WriteLease(JsonWriter& w, const Lease& l, std::optional<std::string_view> coordinator_url) {
   w.StartObject();
@@ -71,18 +63,6 @@ Status CheckHex(std::string_view value, size_t length, const std::string& field)
                                  " lowercase hex digits");
 }
 
-Result<Resources> ResourcesFrom(const JsonObject& o) {
-  Resources r;
-  SCIMESH_ASSIGN_OR_RETURN(r.nodes, o.Int("nodes"));
-  SCIMESH_ASSIGN_OR_RETURN(r.ranks_per_node, o.Int("ranks_per_node"));
-  SCIMESH_ASSIGN_OR_RETURN(r.cpus_per_rank, o.Int("cpus_per_rank"));
-  SCIMESH_ASSIGN_OR_RETURN(r.gpus_per_rank, o.Int("gpus_per_rank"));
-  if (r.nodes < 1 || r.ranks_per_node < 1 || r.cpus_per_rank < 1 || r.gpus_per_rank < 0) {
-    return Status::InvalidArgument(o.path() + ": resources out of range");
-  }
-  return r;
-}
-
 Result<InputArtifact> InputArtifactFrom(const JsonObject& o) {
   InputArtifact a;
   SCIMESH_ASSIGN_OR_RETURN(a.step_id, o.String("step_id"));
@@ -115,7 +95,7 @@ Result<Lease> LeaseFrom(const JsonObject& o) {
   SCIMESH_ASSIGN_OR_RETURN(l.span_id, o.String("span_id"));
   SCIMESH_ASSIGN_OR_RETURN(std::string delivery, o.String("delivery"));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject resources, o.Object("resources"));
-  SCIMESH_ASSIGN_OR_RETURN(l.resources, ResourcesFrom(resources));
+  SCIMESH_ASSIGN_OR_RETURN(l.resources, StepResourcesFrom(resources));
   SCIMESH_ASSIGN_OR_RETURN(l.walltime_s, o.Int("walltime_s"));
   SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* artifacts, o.Array("input_artifacts"));
   for (rapidjson::SizeType i = 0; i < artifacts->Size(); ++i) {
@@ -157,6 +137,27 @@ Result<Lease> LeaseFrom(const JsonObject& o) {
 }
 
 }  // namespace
+
+void WriteResources(JsonWriter& w, const Resources& r) {
+  w.StartObject();
+  WriteInt(w, "nodes", r.nodes);
+  WriteInt(w, "ranks_per_node", r.ranks_per_node);
+  WriteInt(w, "cpus_per_rank", r.cpus_per_rank);
+  WriteInt(w, "gpus_per_rank", r.gpus_per_rank);
+  w.EndObject();
+}
+
+Result<Resources> StepResourcesFrom(const JsonObject& o) {
+  Resources r;
+  SCIMESH_ASSIGN_OR_RETURN(r.nodes, o.Int("nodes"));
+  SCIMESH_ASSIGN_OR_RETURN(r.ranks_per_node, o.Int("ranks_per_node"));
+  SCIMESH_ASSIGN_OR_RETURN(r.cpus_per_rank, o.Int("cpus_per_rank"));
+  SCIMESH_ASSIGN_OR_RETURN(r.gpus_per_rank, o.Int("gpus_per_rank"));
+  if (r.nodes < 1 || r.ranks_per_node < 1 || r.cpus_per_rank < 1 || r.gpus_per_rank < 0) {
+    return Status::InvalidArgument(o.path() + ": resources out of range");
+  }
+  return r;
+}
 
 std::string SerializeClaimRequest(const ClaimRequest& r) {
   rapidjson::StringBuffer buf;

@@ -44,18 +44,33 @@ Result<StepView> StepFrom(const JsonObject& o) {
       s.artifacts.push_back(std::move(a));
     }
   }
-  if (o.Has("unfittable")) {
-    SCIMESH_ASSIGN_OR_RETURN(JsonObject u, o.Object("unfittable"));
-    UnfittableView v;
-    SCIMESH_ASSIGN_OR_RETURN(v.reason, u.String("reason"));
-    SCIMESH_ASSIGN_OR_RETURN(v.workers, u.Int("workers"));
-    s.unfittable = std::move(v);
-  }
+  SCIMESH_ASSIGN_OR_RETURN(s.unfittable, UnfittableFrom(o));
   s.error_json = o.OptRaw("error").value_or("null");
   return s;
 }
 
 }  // namespace
+
+Result<std::optional<UnfittableView>> UnfittableFrom(const JsonObject& o) {
+  if (!o.Has("unfittable")) return std::optional<UnfittableView>();
+  SCIMESH_ASSIGN_OR_RETURN(JsonObject u, o.Object("unfittable"));
+  UnfittableView v;
+  SCIMESH_ASSIGN_OR_RETURN(v.reason, u.String("reason"));
+  SCIMESH_ASSIGN_OR_RETURN(v.workers, u.Int("workers"));
+  return std::optional<UnfittableView>(std::move(v));
+}
+
+void WriteUnfittable(JsonWriter& w, const std::optional<UnfittableView>& u) {
+  w.Key("unfittable");
+  if (!u) {
+    w.Null();
+    return;
+  }
+  w.StartObject();
+  WriteString(w, "reason", u->reason);
+  WriteInt(w, "workers", u->workers);
+  w.EndObject();
+}
 
 std::string SerializeRunCreateRequest(const RunCreateRequest& r) {
   rapidjson::StringBuffer buf;
@@ -149,15 +164,7 @@ std::string SerializeRunView(const RunView& r) {
     w.StartArray();
     for (const auto& a : s.artifacts) WriteArtifactRef(w, a);
     w.EndArray();
-    w.Key("unfittable");
-    if (s.unfittable) {
-      w.StartObject();
-      WriteString(w, "reason", s.unfittable->reason);
-      WriteInt(w, "workers", s.unfittable->workers);
-      w.EndObject();
-    } else {
-      w.Null();
-    }
+    WriteUnfittable(w, s.unfittable);
     WriteRaw(w, "error", s.error_json);
     w.EndObject();
   }

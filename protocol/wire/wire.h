@@ -331,6 +331,37 @@ struct RunList {
   bool more = false;  // more runs matched than were returned
 };
 
+// GET /v1/api/demand (docs/protocol.md "demand"): which workflows; empty:
+// every workflow the key may register.
+struct DemandQuery {
+  std::vector<std::string> workflows;  // at most kMaxDemandWorkflows
+};
+
+// The queued work of one step of one (workflow, version), in running runs.
+struct DemandGroup {
+  std::string workflow;
+  std::string version;
+  std::string step_id;
+  Resources resources;
+  int64_t walltime_s = 0;
+  int64_t runnable = 0;     // queued, backoff over: offerable now
+  int64_t backing_off = 0;  // queued, backoff not over
+  int64_t waiting = 0;      // needs not completed
+  int64_t running = 0;      // leased, running or orphaned
+  int64_t live_workers = 0;  // live workers holding (workflow, version)
+  // Of `runnable`, how many their largest offers hold; nullopt: one of them
+  // has no known offer.
+  std::optional<int64_t> claimable_by_live_workers;
+  std::optional<UnfittableView> unfittable;
+};
+
+// The demand answer: at most kMaxDemandGroups groups.
+struct QueuedDemand {
+  std::vector<DemandGroup> groups;
+  bool more = false;  // more groups matched than were returned
+  std::string at;     // the coordinator's time of the answer
+};
+
 struct JournalEvent {
   int64_t seq = 0;
   std::string at;

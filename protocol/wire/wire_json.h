@@ -73,5 +73,9 @@ std::string SerializeJournal(const Journal& j);
 Result<Journal> ParseJournal(std::string_view json);
 std::string SerializeRunList(const RunList& list);
 Result<RunList> ParseRunList(std::string_view json);
+// The demand answer; the parser refuses more than kMaxDemandGroups groups, a
+// count outside 0..kMaxWireInt and names that break the identifier rules.
+std::string SerializeQueuedDemand(const QueuedDemand& d);
+Result<QueuedDemand> ParseQueuedDemand(std::string_view json);
 
 }  // namespace scimesh

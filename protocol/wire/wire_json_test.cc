@@ -69,6 +69,7 @@ const std::map<std::string, RoundTrip>& Examples() {
       {"run.show.response.json", Via(ParseRunView, SerializeRunView)},
       {"run.journal.response.json", Via(ParseJournal, SerializeJournal)},
       {"run.list.response.json", Via(ParseRunList, SerializeRunList)},
+      {"demand.response.json", Via(ParseQueuedDemand, SerializeQueuedDemand)},
   };
   return m;
 }

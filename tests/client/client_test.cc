@@ -118,6 +118,33 @@ TEST(ClientHostile, EachRefusalReasonComesBackByNameAndIsNotRetried) {
   }
 }
 
+TEST(ClientHostile, ADemandReplyItCannotTrustIsAnErrorAndNotRetried) {
+  const std::string group =
+      R"({"workflow":"wf","version":"1","step_id":"s","resources":{"nodes":1,"ranks_per_node":1,)"
+      R"("cpus_per_rank":1,"gpus_per_rank":0},"walltime_s":60,"runnable":RUNNABLE,"backing_off":0,"waiting":0,)"
+      R"("running":0,"live_workers":0,"claimable_by_live_workers":null,"unfittable":null})";
+  auto with = [&](const std::string& runnable) {
+    std::string g = group;
+    g.replace(g.find("RUNNABLE"), 8, runnable);
+    return R"({"groups":[)" + g + R"(],"more":false,"at":"2026-11-29T08:00:30.000Z"})";
+  };
+  for (const std::string& body : {std::string(R"({"groups":[)"), with("-1"), with("\"3\"")}) {
+    auto server = HostileServer::Start([&](const RecordedRequest&) { return Reply::Json(200, body); });
+    auto r = MakeClient(Options(server->url()))->Demand(DemandQuery{});
+    ASSERT_FALSE(r.ok()) << body;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << r.status().ToString();
+    EXPECT_EQ(server->requests().size(), 1u) << body;
+  }
+  auto server = HostileServer::Start([&](const RecordedRequest&) { return Reply::Json(200, with("3")); });
+  auto r = MakeClient(Options(server->url()))->Demand(DemandQuery{{"a", "b"}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->groups.size(), 1u);
+  EXPECT_EQ(r->groups[0].runnable, 3);
+  ASSERT_EQ(server->requests().size(), 1u);
+  EXPECT_EQ(server->requests()[0].target, "/v1/api/demand?workflow=a&workflow=b");
+  EXPECT_FALSE(MakeClient(Options(server->url()))->Demand(DemandQuery{std::vector<std::string>(65, "w")}).ok());
+}
+
 TEST(ClientHostile, A409WithoutAKnownReasonIsAnError) {
   auto server = HostileServer::Start([](const RecordedRequest&) { return Reply::Json(409, ErrorJson("stale")); });
   auto client = MakeClient(Options(server->url()));

@@ -32,7 +32,7 @@ const std::set<std::string> kFreeForm = {"input", "output", "state", "previous",
 // Members that may be null where the example shows a value.
 const std::set<std::string> kNullable = {"finished_at", "deadline_at", "started_at", "ended_at", "error",
                                          "output", "step_id", "attempt", "worker_id", "correlation", "progress",
-                                         "usage", "reason", "host"};
+                                         "usage", "reason", "host", "claimable_by_live_workers"};
 
 bool SameType(const rapidjson::Value& a, const rapidjson::Value& b) {
   auto kind = [](const rapidjson::Value& v) { return v.IsBool() ? rapidjson::kTrueType : v.GetType(); };
@@ -150,6 +150,10 @@ TEST_F(Contract, EveryExampleRequestIsAcceptedAndEveryResponseHasTheExampleShape
   Reply list = exec_->Get("/v1/api/runs");
   ASSERT_EQ(list.status, 200);
   ExpectShapeOf("run.list.response.json", list);
+  Reply demand = w1_->Get("/v1/api/demand");
+  ASSERT_EQ(demand.status, 200) << demand.Describe();
+  ASSERT_FALSE(demand["groups"].Empty()) << demand.body;
+  ExpectShapeOf("demand.response.json", demand);
 
   // The error examples: a 400 on max, a fenced 409, an already_applied 409.
   Reply bad = w1_->Post("/v1/api/steps/claim", R"({"worker_id":"scimesh-dev/42/n1","max":65})");
@@ -183,7 +187,7 @@ TEST(ContractFiles, EveryResponseExampleIsCoveredByTheTestAbove) {
       "register.response.json", "run.cancel.response.json", "run.create.response.json", "run.journal.response.json",
       "run.list.response.json", "run.show.response.json", "started.response.json", "claim.request.json",
       "complete.request.json", "fail.request.json", "heartbeat.request.json", "register.request.json",
-      "run.create.request.json", "started.request.json"};
+      "run.create.request.json", "started.request.json", "demand.response.json"};
   DIR* d = ::opendir(SCIMESH_PROTOCOL_EXAMPLES);
   ASSERT_NE(d, nullptr);
   while (dirent* e = ::readdir(d)) {
