@@ -64,8 +64,10 @@ one_death() {
   "$cluster" node-kill "$dead" >>"$WORK/dev-cluster.log" 2>&1 || fail "node-kill $dead failed"
   wait_for "job $job to end" 90 job_gone "$job"
   # Nothing of the job is left anywhere: no rank, no slurmstepd of the job.
+  # A zombie runs nothing: it is dead, waiting for its killed parent's reaper.
   for p in $(<"$dir/pids.0") $(<"$dir/pids.1"); do
-    ! kill -0 "$p" 2>/dev/null || fail "rank pid $p is still alive: $(ps -o pid,stat,args -p "$p")"
+    [[ $(ps -o stat= -p "$p" 2>/dev/null) == Z* || -z $(ps -o stat= -p "$p" 2>/dev/null) ]] ||
+      fail "rank pid $p is still alive: $(ps -o pid,stat,args -p "$p")"
   done
   left=$(pgrep -f "slurmstepd: \\[$job\\." || true)
   [[ -z $left ]] || fail "slurmstepd of job $job left: $(ps -o pid,args -p "$(paste -sd, <<<"$left")")"
