@@ -200,7 +200,9 @@ if grep 'not found' <<<"$(LD_LIBRARY_PATH=$R_LIB ldd "$ROOT/usr/libexec/scimesh/
 fi
 
 # The installed Python package imports and loads the installed library by its soname.
-loaded=$(LD_LIBRARY_PATH=$R_LIB PYTHONPATH=$ROOT/usr/lib/python3/dist-packages /usr/bin/python3 -c '
+source "$SRC/tests/python/python-lib.sh"
+mapfile -t py_san < <(python_sanitizer_env)  # a sanitizer build's library in an uninstrumented python3
+loaded=$(env "${py_san[@]}" LD_LIBRARY_PATH=$R_LIB PYTHONPATH=$ROOT/usr/lib/python3/dist-packages /usr/bin/python3 -c '
 import scimesh, scimesh._native as n
 n.lib()
 print(scimesh.__file__)
