@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from . import _native
-from .errors import STEP_CLASSES, NotInAStep, Retryable, ScimeshError, StepEnded, StepFailed
+from .errors import NotInAStep, Retryable, ScimeshError, StepEnded, StepFailed
 
 __all__ = ["Step"]
 
@@ -203,17 +203,15 @@ class Step:
         return self._fail(error)
 
     def _fail(self, error: BaseException) -> bool:
-        failure_class = getattr(error, "failure_class", "fatal")
-        if failure_class not in STEP_CLASSES:
-            failure_class = "fatal"
         expected = isinstance(error, (StepFailed, Retryable))
+        failure_class = error.failure_class if expected else "fatal"
         if isinstance(error, SystemExit):
             message = f"the step exited with status {error.code}"
         elif expected:
             message = str(error)
         else:
-            message = f"{type(error).__name__}: {error}".rstrip(": ")
-        message = message.splitlines()[0] if message else failure_class
+            message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        # The library keeps the first line and cuts paths (the protocol's message rules).
         rc = _native.lib().scimesh_step_fail(self._handle, failure_class.encode(), message.encode("utf-8", "replace"))
         if rc != 0:
             print(f"scimesh: rank {self.rank}: the failure could not be recorded: "
