@@ -9,13 +9,16 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "launcher/alloc/alloc_options.h"
 #include "launcher/alloc/alloc_state_dir.h"
 #include "launcher/alloc/alloc_status.h"
+#include "launcher/definitions/step_commands.h"
 #include "protocol/client/client.h"
 #include "protocol/util/atomic_file.h"
+#include "protocol/util/host_name.h"
 #include "protocol/util/log.h"
 #include "protocol/util/token.h"
 #include "protocol/util/version.h"
@@ -139,10 +142,42 @@ void WriteStatus(const AllocOptions& o, const AllocLoop& loop, const Clock& cloc
   }
 }
 
+// The definitions, checked to hold every --workflow.
+Result<std::vector<WorkflowDefinition>> Definitions(const AllocOptions& o) {
+  auto commands = launcher::StepCommands::Load(o.launch.definitions);
+  if (!commands.ok()) return Status(Code::kInvalidArgument, "--definitions: " + commands.status().message());
+  for (const auto& w : o.workflows) {
+    bool found = false;
+    for (const auto& d : commands->definitions()) found = found || d.workflow == w;
+    if (!found) return Status(Code::kInvalidArgument, "--workflow " + w + " is not in the --definitions file");
+  }
+  return commands->definitions();
+}
+
+// Registers the definitions, as a launcher does, so that runs can start
+// before any allocation exists. True once done.
+bool Register(Client& client, const AllocOptions& o, const std::vector<WorkflowDefinition>& definitions) {
+  RegisterRequest reg;
+  reg.worker_id = "alloc/" + o.name;
+  reg.host = HostName();
+  reg.version = "scimesh-alloc " + std::string(ThisBuild().version);
+  reg.concurrency = 1;
+  reg.definitions = definitions;
+  auto registered = client.Register(reg, Millis(5000));
+  if (!registered.ok()) {
+    Log()->warn("{}; trying again at the next decision", registered.status().message());
+    return false;
+  }
+  Log()->info("registered {} workflow definition(s) with the coordinator", definitions.size());
+  return true;
+}
+
 // Ticks every --interval until SIGINT or SIGTERM (blocked, taken by sigtimedwait).
-int Serve(const AllocOptions& o, AllocLoop& loop, const sigset_t& stop) {
+int Serve(const AllocOptions& o, AllocLoop& loop, const sigset_t& stop, const std::function<bool()>& register_once) {
   std::string last;
+  bool registered = false;
   for (;;) {
+    registered = registered || register_once();
     const std::string& line = loop.Tick();
     if (line != last) Log()->info("{}", line);
     last = line;
@@ -174,6 +209,8 @@ int RunAllocCli(int argc, char** argv) {
   if (!o.dry_run) {
     if (Status s = LockStateDir(o.state_dir); !s.ok()) return Fail(s, 1);
   }
+  auto definitions = Definitions(o);
+  if (!definitions.ok()) return Fail(definitions.status(), 2);
   if (Status s = FillCores(o); !s.ok()) return Fail(s, 1);
   const std::string script = BatchScript(o.launch);
   const std::string script_path = o.state_dir + "/fill.sbatch";
@@ -197,7 +234,7 @@ int RunAllocCli(int argc, char** argv) {
   Log()->info("serving {} workflow(s) as {} ({} shape(s), --max-jobs {}, --max-nodes {}, --backlog {})",
               o.workflows.size(), JobTag(o), o.shapes.size(), o.limits.max_jobs, o.limits.max_nodes,
               o.limits.backlog);
-  return Serve(o, loop, stop);
+  return Serve(o, loop, stop, [&] { return Register(**client, o, *definitions); });
 }
 
 }  // namespace scimesh::alloc

@@ -144,12 +144,19 @@ Plan MakePlan(const PlanInput& in) {
     }
     need -= Consume(covers, *g, need, limits.margin_s);
     while (need > 0) {
-      const size_t best = BestShape(in.shapes, *g, need, limits.margin_s);
-      const Shape& shape = in.shapes[best];
-      if (auto why = Limit(tally, shape, limits); !why.empty()) {
-        if (plan.held_back.empty()) plan.held_back = why;
+      std::vector<Shape> allowed;  // the shapes one more job of which breaks no limit
+      for (const auto& s : in.shapes) {
+        if (Limit(tally, s, limits).empty()) allowed.push_back(s);
+      }
+      const size_t pick = BestShape(allowed, *g, need, limits.margin_s);
+      if (pick == allowed.size()) {
+        const size_t best = BestShape(in.shapes, *g, need, limits.margin_s);
+        if (plan.held_back.empty()) plan.held_back = Limit(tally, in.shapes[best], limits);
         break;
       }
+      const size_t best = static_cast<size_t>(std::find(in.shapes.begin(), in.shapes.end(), allowed[pick]) -
+                                              in.shapes.begin());
+      const Shape& shape = in.shapes[best];
       plan.submit.push_back({best, GroupKey(*g)});
       tally.jobs += 1, tally.nodes += shape.nodes, tally.pending += 1;
       covers.push_back({nullptr, shape, Budget(shape, limits.margin_s), false});

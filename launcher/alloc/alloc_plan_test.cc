@@ -142,6 +142,15 @@ TEST(AllocPlan, WideStepsAreCoveredFirstAndNarrowOnesFillWhatIsLeft) {
   EXPECT_EQ(plan.held_back, "--max-jobs 1 reached");
 }
 
+TEST(AllocPlan, ASmallerShapeIsTakenWhenTheBestOneWouldPassALimit) {
+  auto in = Input({Group("a", 30)}, {Running("1", 100, 2)}, {kWide, kSmall});
+  in.limits.max_nodes = 3;  // a wide job would make 4
+  Plan plan = MakePlan(in);
+  ASSERT_EQ(plan.submit.size(), 1u);
+  EXPECT_EQ(plan.submit[0].shape, 1u);
+  EXPECT_EQ(plan.held_back, "--max-nodes 3 would be passed");
+}
+
 TEST(AllocPlan, StepsWaitingOnNeedsAreCountedButNotDemand) {
   auto g = Group("later", 0);
   g.waiting = 12;
