@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# System test on the dev cluster: scimesh-alloc's pending jobs.
+#  1. While a blocking job holds both nodes, scimesh-alloc's submission stays
+#     pending; a second scimesh-alloc of the same name refuses to run.
+#  2. SIGKILL and restart: it adopts its pending job, submits nothing more.
+#  3. The queue empties (the run is cancelled) while the job is pending: the
+#     job is cancelled, never having run.
+source "$(dirname "$0")/../lib/harness.sh"
+harness_init alloc-pending
+use_dev_cluster
+coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 1000 --grace-ms 2000
+export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
+source "$(dirname "$0")/alloc-lib.sh"
+one_step_defs "$WORK/defs.json" pend one 1
+
+note "1. a pending submission, and one instance per name"
+block_cluster
+alloc_start p --workflow pend --shape nodes=1,time=5
+first=$ALLOC_PID
+registered() { grep -q "registered 1 workflow definition" "$WORK/alloc-p.log"; }
+wait_for "scimesh-alloc to register the definitions" 30 registered
+run=$(run_start pend '{}')
+one_job() { [[ $(our_jobs p | wc -l) == 1 ]]; }
+wait_for "scimesh-alloc to submit" 30 one_job
+read -r job state _ < <(our_jobs p)
+[[ $state == PENDING ]] || fail "job $job is $state, not PENDING, behind the blocker"
+if "$SCIMESH_ALLOC_BIN" --name p --state-dir "$WORK/state-p" --definitions "$WORK/defs.json" --workflow pend \
+  --shape nodes=1,time=5 --once >"$WORK/second.log" 2>&1; then
+  fail "a second scimesh-alloc of the same name ran: $(cat "$WORK/second.log")"
+fi
+grep -q "another scimesh-alloc (pid $first) uses" "$WORK/second.log" ||
+  fail "the second instance did not say why: $(cat "$WORK/second.log")"
+
+note "2. SIGKILL and restart: the pending job is adopted"
+kill -KILL "$first"
+wait "$first" 2>/dev/null || true
+: >"$WORK/alloc-p.log"
+alloc_start p --workflow pend --shape nodes=1,time=5
+decided() { grep -q "jobs pending=1 running=0" "$WORK/alloc-p.log"; }
+wait_for "the restarted scimesh-alloc to see its pending job" 30 decided
+sleep 3  # three more decisions
+[[ $(submitted_count p) == 0 ]] || fail "the restarted scimesh-alloc submitted again: $(cat "$WORK/alloc-p.log")"
+[[ $(our_jobs p | wc -l) == 1 ]] || fail "jobs after the restart: $(our_jobs p)"
+
+note "3. the queue empties while the job is pending: it is cancelled"
+api POST "/runs/$run/cancel" -d '{}' >/dev/null
+wait_for "scimesh-alloc to cancel its pending job" 30 no_jobs_of p
+grep -q "cancelled $job (no demand left for them)" "$WORK/alloc-p.log" || fail "the cancellation is not logged"
+[[ $(scontrol show job -o "$job" | grep -o 'JobState=[A-Z]*') == JobState=CANCELLED ]] ||
+  fail "job $job: $(scontrol show job -o "$job" | grep -o 'JobState=[A-Z]*')"
+scontrol show job -o "$job" | grep -q 'StartTime=Unknown\|RunTime=00:00:00' || fail "job $job ran before it was cancelled"
+echo PASS
