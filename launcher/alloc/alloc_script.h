@@ -28,9 +28,9 @@ struct LaunchSettings {
 // (CheckLaunchSettings); here every word is single-quoted.
 std::string BatchScript(const LaunchSettings& settings);
 
-// InvalidArgument naming the field when a word holds a newline, NUL, or a
-// path is empty or relative (launcher, definitions, spool, events_dir,
-// token_file when set).
+// InvalidArgument naming the field when a word holds a newline (\n or \r)
+// or NUL, a path is empty or relative (launcher, definitions, spool,
+// events_dir, token_file when set), the url is empty, or a time is negative.
 Status CheckLaunchSettings(const LaunchSettings& settings);
 
 }  // namespace scimesh::alloc

@@ -28,9 +28,20 @@ struct JobRequest {
   std::string script;                    // the batch script's path
 };
 
+// InvalidArgument naming the field when sbatch could read a field as
+// something else: a tag that is empty, longer than 128 or not made of
+// letters, digits, '.', '_', '+' and '-' (squeue --name takes a comma list),
+// a partition, account, qos, output or script holding a control character or
+// starting with '-', an empty script, an extra arg holding a newline or NUL,
+// a shape out of range (nodes 1.., time 60 s.., cores and gpus 0..), a signal
+// time out of 0..65535.
+Status CheckJobRequest(const JobRequest& request);
+
 // sbatch's argv: --parsable (or --test-only), --job-name, --nodes,
-// --ntasks-per-node (when cores_per_node > 0), --gres=gpu:N, --time
-// (FormatSlurmTime), --signal, -p/-A/-q when set, -o, extra args, script.
+// --ntasks-per-node (when cores_per_node > 0), --gres=gpu:N (when
+// gpus_per_node > 0), --time (FormatSlurmTime), --signal, --partition,
+// --account, --qos and --output when set (always as --name=value), extra
+// args, the script. Checks nothing: CheckJobRequest does.
 std::vector<std::string> SbatchArgv(const JobRequest& request, bool test_only);
 // `sbatch --parsable` prints "JOBID" or "JOBID;CLUSTER": the job id, digits
 // only (an array's "12_3" is refused).
@@ -40,10 +51,13 @@ Result<std::string> ParseSbatchJobId(std::string_view output);
 // squeue -h --me --name=TAG -o "%i|%T|%D|%l|%M"
 std::vector<std::string> SqueueArgv(const std::string& tag);
 // The jobs in squeue's output with that format: PENDING, CONFIGURING (and
-// REQUEUED, SUSPENDED...) are pending; RUNNING, COMPLETING are running with
-// %M as running_s; a line out of the format is refused (InvalidArgument, the
-// line quoted). %l "UNLIMITED" gives time_limit_s 0. Pending ones keep
-// squeue's order sorted by job id (submission order).
+// REQUEUED, REQUEUE_HOLD, SUSPENDED...) are pending; RUNNING, COMPLETING are
+// running with %M as running_s; ended ones (COMPLETED, CANCELLED, FAILED,
+// TIMEOUT...) are left out; a line out of the format or with a state not
+// known is refused (InvalidArgument, the line's first 120 characters
+// quoted). %l "UNLIMITED" or "NOT_SET" gives time_limit_s 0, %M "INVALID"
+// running_s 0. Sorted by job id (numerically): pending ones in submission
+// order.
 Result<std::vector<OurJob>> ParseSqueue(std::string_view text);
 
 std::vector<std::string> ScancelArgv(const std::string& job_id);
@@ -53,12 +67,17 @@ class SlurmJobs {
   virtual ~SlurmJobs() = default;
   // This user's jobs named `tag`.
   virtual Result<std::vector<OurJob>> List(const std::string& tag) = 0;
-  // Submits; the job id. A refusal fails Unavailable with sbatch's own words
-  // (its first error line, e.g. "sbatch: error: Batch job submission failed:
-  // Invalid account or account/partition combination specified").
+  // Submits; the job id. A request CheckJobRequest refuses fails
+  // InvalidArgument before anything runs. A refusal fails Unavailable with
+  // sbatch's own words: its error lines, the decisive last one whole (e.g.
+  // "sbatch: error: Batch job submission failed: Invalid account or
+  // account/partition combination specified").
   virtual Result<std::string> Submit(const JobRequest& request) = 0;
-  // sbatch --test-only: OK when SLURM would take the request.
+  // sbatch --test-only: OK when SLURM would take the request; failures as
+  // Submit's.
   virtual Status Test(const JobRequest& request) = 0;
+  // NotFound when SLURM no longer knows the job ("Invalid job id
+  // specified"); InvalidArgument for a job id that is not digits.
   virtual Status Cancel(const std::string& job_id) = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -14,9 +15,12 @@
 #include "protocol/util/unique_fd.h"
 
 namespace scimesh::launcher {
+namespace {
+constexpr size_t kMaxErrBytes = size_t{64} * 1024;
+}  // namespace
 
-Result<std::string> CommandOutput(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
-                                  size_t max_bytes) {
+Result<CommandRun> RunCommand(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                              size_t max_bytes) {
   if (argv.empty()) return Status::InvalidArgument("command: empty argv");
   const std::string& program = argv[0];
   int out_pipe[2], err_pipe[2];
@@ -36,7 +40,7 @@ Result<std::string> CommandOutput(const std::vector<std::string>& argv, std::chr
   out_w.Reset();
   err_w.Reset();
 
-  std::string out, err;
+  CommandRun run;
   bool too_long = false, timed_out = false;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (out_r.valid() || err_r.valid()) {
@@ -57,11 +61,12 @@ Result<std::string> CommandOutput(const std::vector<std::string>& argv, std::chr
         (i == 0 ? out_r : err_r).Reset();
         continue;
       }
-      std::string& sink = i == 0 ? out : err;
-      // stderr is only for the first line of an error message.
-      if (i == 1 && sink.size() > 4096) continue;
-      sink.append(buf, static_cast<size_t>(got));
-      if (i == 0 && out.size() > max_bytes) too_long = true;
+      if (i == 1) {  // stderr is for error messages: the start is kept, the rest drained
+        run.err.append(buf, std::min(static_cast<size_t>(got), kMaxErrBytes - std::min(run.err.size(), kMaxErrBytes)));
+        continue;
+      }
+      run.out.append(buf, static_cast<size_t>(got));
+      if (run.out.size() > max_bytes) too_long = true;
     }
     if (too_long) break;
   }
@@ -70,14 +75,23 @@ Result<std::string> CommandOutput(const std::vector<std::string>& argv, std::chr
     if (timed_out) return Status::Timeout(program + ": no answer within " + std::to_string(timeout.count()) + " ms");
     return Status::InvalidArgument(program + ": more than " + std::to_string(max_bytes) + " bytes of output");
   }
-  const ChildExit exit = WaitChild(*pid).value_or(ChildExit{true, SIGKILL});
+  run.exit = WaitChild(*pid).value_or(ChildExit{true, SIGKILL});
+  return run;
+}
+
+Result<std::string> CommandOutput(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                                  size_t max_bytes) {
+  auto run = RunCommand(argv, timeout, max_bytes);
+  if (!run.ok()) return run.status();
+  const ChildExit exit = run->exit;
   if (exit.signaled || exit.code != 0) {
+    const std::string& err = run->err;
     std::string first = err.substr(0, err.find('\n')).substr(0, 200);
     std::string how = exit.signaled ? "killed by signal " + std::to_string(exit.code) : "exited " + std::to_string(exit.code);
     if (!exit.signaled && exit.code == 127 && first.empty()) how = "not found or cannot run";
-    return Status::Unavailable(program + " " + how + (first.empty() ? "" : ": " + first));
+    return Status::Unavailable(argv[0] + " " + how + (first.empty() ? "" : ": " + first));
   }
-  return out;
+  return std::move(run->out);
 }
 
 }  // namespace scimesh::launcher

@@ -29,6 +29,24 @@ TEST(CommandOutputTest, NonZeroExitCarriesTheFirstErrorLine) {
   EXPECT_EQ(out.status().message(), "sh exited 3: first line");
 }
 
+TEST(RunCommandTest, KeepsTheExitStatusAndEveryErrorLine) {
+  auto run = RunCommand({"sh", "-c", "echo out; echo 'first line' >&2; echo 'last line' >&2; exit 3"},
+                        milliseconds(5000));
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_FALSE(run->exit.signaled);
+  EXPECT_EQ(run->exit.code, 3);
+  EXPECT_EQ(run->out, "out\n");
+  EXPECT_EQ(run->err, "first line\nlast line\n");
+}
+
+TEST(RunCommandTest, KeepsTheStartOfALongErrorOutput) {
+  auto run = RunCommand({"sh", "-c", "yes e | head -c 200000 >&2; echo done"}, milliseconds(5000));
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->exit.code, 0);
+  EXPECT_EQ(run->out, "done\n");
+  EXPECT_EQ(run->err.size(), 64u * 1024);
+}
+
 TEST(CommandOutputTest, MissingProgramFails) {
   auto out = CommandOutput({"scimesh-no-such-program"}, milliseconds(5000));
   EXPECT_EQ(out.status().code(), Code::kUnavailable);
