@@ -51,7 +51,7 @@ struct Rig {
   LoopSettings settings;
   Rig() {
     settings.shapes = {Shape{1, 600, 2, 0}};  // 16 steps of 60 s each
-    settings.limits = {.max_jobs = 3, .max_nodes = 3, .backlog = 3, .margin_s = 120, .startup_grace_s = 60};
+    settings.limits = {.max_jobs = 3, .max_nodes = 3, .backlog = 3, .margin_s = 120};
     settings.job.tag = "scimesh-alloc-mesh";
     settings.failure_limit = 2;
     settings.pause_s = 100;

@@ -111,15 +111,19 @@ std::string GroupKey(const DemandGroup& g) { return g.workflow + "/" + g.version
 Plan MakePlan(const PlanInput& in) {
   Plan plan;
   const auto& limits = in.limits;
-  std::vector<Cover> covers;  // running young jobs first, then pending in order
   Tally tally;
-  for (bool pending : {false, true}) {
-    for (const auto& job : in.jobs) {
-      if (job.pending != pending) continue;
-      if (!pending && job.running_s >= limits.startup_grace_s) continue;  // a live worker by now
-      const Shape shape = ShapeOf(job, in.shapes);
-      covers.push_back({&job, shape, Budget(shape, limits.margin_s), false});
-    }
+  std::vector<Cover> covers;  // running jobs, the least time left first, then pending ones in order
+  for (const auto& job : in.jobs) {
+    if (job.pending) continue;
+    const Shape shape = ShapeOf(job, in.shapes);
+    const int64_t left_s = std::max<int64_t>(job.time_limit_s - job.running_s - limits.margin_s, 0);
+    covers.push_back({&job, shape, static_cast<double>(shape.nodes) * static_cast<double>(left_s), false});
+  }
+  std::stable_sort(covers.begin(), covers.end(), [](const Cover& a, const Cover& b) { return a.left < b.left; });
+  for (const auto& job : in.jobs) {
+    if (!job.pending) continue;
+    const Shape shape = ShapeOf(job, in.shapes);
+    covers.push_back({&job, shape, Budget(shape, limits.margin_s), false});
   }
   for (const auto& job : in.jobs) {
     tally.jobs += 1;
@@ -134,15 +138,14 @@ Plan MakePlan(const PlanInput& in) {
   for (const DemandGroup* g : order) {
     plan.runnable += g->runnable;
     plan.waiting += g->waiting;
-    const int64_t held = std::min(g->runnable, g->claimable_by_live_workers.value_or(0));
-    int64_t need = g->runnable - held;
-    plan.uncovered += need;
+    int64_t need = g->runnable;
     if (need <= 0) continue;
     if (BestShape(in.shapes, *g, need, limits.margin_s) == in.shapes.size()) {
       plan.unfittable.push_back({GroupKey(*g), WhyNoShape(in.shapes, *g, limits.margin_s), g->runnable});
       continue;
     }
     need -= Consume(covers, *g, need, limits.margin_s);
+    plan.uncovered += need;
     while (need > 0) {
       std::vector<Shape> allowed;  // the shapes one more job of which breaks no limit
       for (const auto& s : in.shapes) {

@@ -3,16 +3,18 @@
 //
 // A pure function of its input (no clock, no I/O), so every rule is a unit
 // test. The model, in node-seconds:
-// - A group's uncovered demand is its `runnable` steps less those the live
-//   workers' offers already hold (`claimable_by_live_workers`).
 // - One step costs nodes x walltime_s x (the share of a node's cores or GPUs
 //   its ranks take) node-seconds; one allocation of a shape provides
-//   nodes x (time - margin) of them, to steps that fit the shape.
-// - Jobs that cannot be live workers yet (pending, or running for less than
-//   the startup grace) cover uncovered demand first, running ones then
-//   pending ones oldest first; what is left is submitted, on the shape that
-//   needs the fewest jobs (then the fewest node-seconds), within --max-jobs,
-//   --max-nodes and --backlog.
+//   nodes x (time - margin) of them, to steps that fit the shape; a running
+//   one what its time left provides.
+// - A group's `runnable` steps are covered by its jobs, running ones first
+//   (the least time left first), then pending ones oldest first; what is
+//   left is submitted, on the shape that needs the fewest jobs (then the
+//   fewest node-seconds) among those within --max-jobs, --max-nodes and
+//   --backlog. Wide steps are covered first.
+// - The live workers' view (claimable_by_live_workers) is not used: it
+//   counts each worker's capacity once per group, and a worker it did not
+//   submit takes demand away (less runnable) instead.
 // - A pending job that covered nothing is cancelled: its demand is gone.
 // - A group no shape fits is reported and never submitted for.
 #pragma once
@@ -41,7 +43,6 @@ struct PlanLimits {
   int64_t max_nodes = 8;         // over pending + running jobs
   int64_t backlog = 1;           // pending jobs at once
   int64_t margin_s = 120;        // the launchers' --drain-margin
-  int64_t startup_grace_s = 60;  // a running job younger than this is not a live worker yet
 };
 
 struct PlanInput {
@@ -70,7 +71,7 @@ struct Plan {
   std::vector<Cancellation> cancel;
   std::vector<Unfitted> unfittable;
   int64_t runnable = 0;    // over all groups
-  int64_t uncovered = 0;   // runnable less what live workers hold
+  int64_t uncovered = 0;   // runnable less what its jobs cover
   int64_t waiting = 0;     // steps whose needs are not complete (not demand yet)
   std::string held_back;   // "--max-jobs 4 reached": why less was submitted than needed; empty when nothing was
 };

@@ -31,7 +31,7 @@ PlanInput Input(std::vector<DemandGroup> demand, std::vector<OurJob> jobs = {},
   in.demand = std::move(demand);
   in.jobs = std::move(jobs);
   in.shapes = std::move(shapes);
-  in.limits = {.max_jobs = 10, .max_nodes = 20, .backlog = 10, .margin_s = 120, .startup_grace_s = 60};
+  in.limits = {.max_jobs = 10, .max_nodes = 20, .backlog = 10, .margin_s = 120};
   return in;
 }
 
@@ -57,21 +57,26 @@ TEST(AllocPlan, SizesTheSubmissionsToWhatOneAllocationRunsBeforeItsEnd) {
   EXPECT_EQ(MakePlan(Input({Group("a", 17)})).submit.size(), 2u);
 }
 
-TEST(AllocPlan, WhatLiveWorkersHoldIsNotSubmittedFor) {
-  EXPECT_TRUE(MakePlan(Input({Group("a", 5, 1, 60, 5)})).submit.empty());
-  const Plan plan = MakePlan(Input({Group("a", 20, 1, 60, 4)}));
-  EXPECT_EQ(plan.uncovered, 16);
-  EXPECT_EQ(plan.submit.size(), 1u);
-  // Unknown (a live worker has not offered yet): nothing is counted as held.
-  EXPECT_EQ(MakePlan(Input({Group("a", 20, 1, 60, std::nullopt)})).uncovered, 20);
+TEST(AllocPlan, TheLiveWorkersViewIsNotCounted) {
+  // claimable_by_live_workers counts a worker's capacity once per group.
+  const Plan plan = MakePlan(Input({Group("a", 20, 1, 60, 20)}));
+  EXPECT_EQ(plan.uncovered, 20);
+  EXPECT_EQ(plan.submit.size(), 2u);
 }
 
-TEST(AllocPlan, PendingAndYoungJobsCoverBeforeAnythingIsSubmitted) {
+TEST(AllocPlan, RunningJobsCoverWithTheTimeTheyHaveLeftAndPendingOnesWithAllOfIt) {
   EXPECT_TRUE(MakePlan(Input({Group("a", 16)}, {Pending("7")})).submit.empty());
-  EXPECT_TRUE(MakePlan(Input({Group("a", 16)}, {Running("7", 10)})).submit.empty());
-  // Running past the startup grace: a live worker, counted by the coordinator.
-  EXPECT_EQ(MakePlan(Input({Group("a", 16)}, {Running("7", 61)})).submit.size(), 1u);
   EXPECT_EQ(MakePlan(Input({Group("a", 20)}, {Pending("7")})).submit.size(), 1u);
+  // 600 - 10 - 120 s left on 1 node: 15 steps of 30 node-s.
+  EXPECT_TRUE(MakePlan(Input({Group("a", 15)}, {Running("7", 10)})).submit.empty());
+  Plan plan = MakePlan(Input({Group("a", 16)}, {Running("7", 10)}));
+  EXPECT_EQ(plan.uncovered, 1);
+  EXPECT_EQ(plan.submit.size(), 1u);
+  // Inside its drain margin it covers nothing.
+  EXPECT_EQ(MakePlan(Input({Group("a", 1)}, {Running("7", 480)})).submit.size(), 1u);
+  // The job with the least time left is used first: the other stays whole.
+  plan = MakePlan(Input({Group("a", 3), Group("w", 1, 2)}, {Running("8", 100, 2), Running("9", 400)}, {kSmall, kWide}));
+  EXPECT_TRUE(plan.submit.empty()) << plan.held_back;
 }
 
 TEST(AllocPlan, APendingJobNothingNeedsIsCancelledAndARunningOneNever) {
@@ -143,7 +148,7 @@ TEST(AllocPlan, WideStepsAreCoveredFirstAndNarrowOnesFillWhatIsLeft) {
 }
 
 TEST(AllocPlan, ASmallerShapeIsTakenWhenTheBestOneWouldPassALimit) {
-  auto in = Input({Group("a", 30)}, {Running("1", 100, 2)}, {kWide, kSmall});
+  auto in = Input({Group("a", 50)}, {Running("1", 100, 2)}, {kWide, kSmall});
   in.limits.max_nodes = 3;  // a wide job would make 4
   Plan plan = MakePlan(in);
   ASSERT_EQ(plan.submit.size(), 1u);

@@ -17,13 +17,13 @@ one_step_defs "$WORK/wide.json" wide three 3
 
 note "1. sbatch refuses: a clear message, a pause, no submission loop"
 common=(--state-dir "$WORK/state-r" --definitions "$WORK/defs.json" --spool "$WORK/spool" --workflow refuse
-  --shape nodes=1,time=5 --partition nosuch)
+  --shape nodes=1,time=5,cores=2 --partition nosuch)
 if "$SCIMESH_ALLOC_BIN" --name r "${common[@]}" --dry-run >"$WORK/dry.log" 2>&1; then
   fail "--dry-run with a partition that does not exist exited 0: $(cat "$WORK/dry.log")"
 fi
-grep -q "^shape 1 node x 00:05:00 .*invalid partition" "$WORK/dry.log" || fail "--dry-run did not show SLURM's words: $(cat "$WORK/dry.log")"
+grep -q "^shape 1 node x 00:05:00 x 2 cores: .*invalid partition" "$WORK/dry.log" || fail "--dry-run did not show SLURM's words: $(cat "$WORK/dry.log")"
 grep -q "^exec '.*scimesh-launch' " "$WORK/dry.log" || fail "--dry-run did not print the batch script"
-alloc_start r --workflow refuse --shape nodes=1,time=5 --partition nosuch --failure-limit 2 --pause 30
+alloc_start r --workflow refuse --shape nodes=1,time=5,cores=2 --partition nosuch --failure-limit 2 --pause 30
 registered() { grep -q "registered 1 workflow definition" "$WORK/alloc-r.log"; }
 wait_for "scimesh-alloc to register the definitions" 30 registered
 run_start refuse '{}' >/dev/null
