@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # man-checks.sh: the docs/man checks as CTest runs them, one per name, plus a self-test that each check catches a planted error.
 #
-#   man-checks.sh render|launch|agent|rank|coordinator|plugin|api|checks_fail
+#   man-checks.sh render|launch|agent|rank|coordinator|alloc|plugin|api|checks_fail
 #
 # Environment (set by tests/docs/CMakeLists.txt): SCIMESH_MAN_DIR,
 # SCIMESH_SOURCE_DIR, SCIMESH_LAUNCH_BIN, SCIMESH_AGENT_BIN, SCIMESH_RANK_BIN,
-# SCIMESH_COORDINATOR_BIN, SCIMESH_PLUGSTACK_PROBE.
+# SCIMESH_COORDINATOR_BIN, SCIMESH_ALLOC_BIN, SCIMESH_PLUGSTACK_PROBE.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 man_dir=${SCIMESH_MAN_DIR:?}
@@ -28,6 +28,11 @@ run_check() {
     coordinator)
       "$here/check-man-options.sh" "$dir/scimesh-coordinator.1" "${SCIMESH_COORDINATOR_BIN:?}" \
         --help "serve --help" "run --help" "keys --help" ;;
+    alloc)
+      # --help mentions sbatch's --constraint (an --sbatch-arg example) and
+      # --test-only (what --dry-run runs): sbatch's options, not scimesh-alloc's.
+      "$here/check-man-options.sh" "$dir/scimesh-alloc.1" "${SCIMESH_ALLOC_BIN:?}" \
+        --foreign constraint,test-only --help "status --help" ;;
     plugin)
       "$here/check-man-plugstack.sh" "$dir/spank_scimesh.8" "${SCIMESH_PLUGSTACK_PROBE:?}" \
         "$src/plugin/plugstack.conf.d/scimesh.conf" ;;
@@ -76,6 +81,9 @@ self_test() {
   expect_failure rank scimesh-rank.1 's/^\.SH ENVIRONMENT$/.TP\n.B \\-\\-bogus\\-flag\nNot an option.\n.SH ENVIRONMENT/' \
     'documents --bogus-flag, which' || s=1
   expect_failure coordinator scimesh-coordinator.1 's/^\.B \\-\\-json$/.B \\-\\-jsonl/' 'no .TP entry for --json,' || s=1
+  expect_failure alloc scimesh-alloc.1 '/^\.BI \\-\\-backlog/,/^\.TP/s/^Default: 1\.$/Default: 2./' \
+    "entry of --backlog does not say 'Default: 1'" || s=1
+  expect_failure alloc scimesh-alloc.1 's/^\.B \\-\\-dry\\-run$/.B \\-\\-dry\\-runs/' 'no .TP entry for --dry-run,' || s=1
   expect_failure plugin spank_scimesh.8 's/from 0 to 600;/from 0 to 900;/' 'highest value 900 is refused' || s=1
   expect_failure plugin spank_scimesh.8 's/^\.BI poll_ms= N$/.BI poll_s= N/' 'argument poll_ms=' || s=1
   expect_failure api scimesh_step.3 's/"int scimesh_step_set_usage(/"int scimesh_step_set_use(/' \
@@ -89,6 +97,6 @@ self_test() {
 
 case ${1:-} in
   checks_fail) self_test ;;
-  "") echo "usage: $0 render|launch|agent|rank|coordinator|plugin|api|checks_fail" >&2; exit 2 ;;
+  "") echo "usage: $0 render|launch|agent|rank|coordinator|alloc|plugin|api|checks_fail" >&2; exit 2 ;;
   *) run_check "$1" "$man_dir" ;;
 esac
