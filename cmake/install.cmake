@@ -113,7 +113,7 @@ file(GLOB _scimesh_man_pages CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/docs/man/*
 foreach(_page IN LISTS _scimesh_man_pages)
   get_filename_component(_name "${_page}" NAME)
   string(REGEX REPLACE "^.*\\.([1-8])$" "\\1" _section "${_name}")
-  if(_name MATCHES "^scimesh-(launch|rank|agent)[.-]")
+  if(_name MATCHES "^scimesh-(launch|rank|agent|alloc)[.-]")
     set(_component launcher)
   elseif(_name MATCHES "^scimesh-coordinator[.-]")
     set(_component coordinator)

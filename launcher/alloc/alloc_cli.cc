@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -108,7 +109,7 @@ LoopSettings Settings(const AllocOptions& o) {
   s.job.extra_args = o.sbatch_args;
   s.job.signal_s = o.launch.drain_margin_s + 60;
   s.job.output = o.state_dir + "/jobs/" + JobTag(o) + "-%j.out";
-  s.job.script = o.state_dir + "/fill.sbatch";
+  s.job.script = o.state_dir + (o.dry_run ? "/fill.sbatch.dry-run" : "/fill.sbatch");  // never the live one
   s.failure_limit = o.failure_limit;
   s.pause_s = o.pause_s;
   s.dry_run = o.dry_run;
@@ -213,18 +214,21 @@ int RunAllocCli(int argc, char** argv) {
   if (!definitions.ok()) return Fail(definitions.status(), 2);
   if (Status s = FillCores(o); !s.ok()) return Fail(s, 1);
   const std::string script = BatchScript(o.launch);
-  const std::string script_path = o.state_dir + "/fill.sbatch";
-  if (Status s = WriteFileAtomically(script_path, script, 0700); !s.ok()) return Fail(s, 1);
+  const LoopSettings settings = Settings(o);
+  if (Status s = WriteFileAtomically(settings.job.script, script, 0700); !s.ok()) return Fail(s, 1);
   ClientOptions client_options;
   client_options.coordinator_url = o.url;
   client_options.token = *token;
   client_options.allow_insecure_http = o.allow_insecure_http;
+  // A decision retries an unreachable coordinator for at most its interval
+  // (5 to 30 s), then changes nothing until the next one.
+  client_options.retry_budget = Millis(std::clamp<int64_t>(o.interval_s, 5, 30) * 1000);
   auto client = Client::Create(std::move(client_options));
   if (!client.ok()) return Fail(client.status(), 1);
   DemandQuery query{o.workflows};
   auto demand = [&client, &query] { return (*client)->Demand(query); };
   auto slurm = CommandSlurmJobs();
-  AllocLoop loop(Settings(o), demand, *slurm, SteadyClock());
+  AllocLoop loop(settings, demand, *slurm, SteadyClock());
   if (o.dry_run) return DryRun(loop, *slurm, script);
   sigset_t stop;
   sigemptyset(&stop);

@@ -27,8 +27,9 @@ Its jobs are named scimesh-alloc-NAME: restarted, it adopts them.
 
 Options:
   --config FILE        read options from FILE first: one "option value" per
-                       line (the long name without --), # comments; flags
-                       after --config win, list options add up
+                       line (the long name without --; allow-insecure-http
+                       and verbose alone), # comments; flags after --config
+                       win, list options add up
   --url URL            coordinator URL (default $SCIMESH_URL, else
                        http://127.0.0.1:8470); the worker key comes from
                        $SCIMESH_TOKEN_FILE (also given to the allocations)
@@ -64,11 +65,13 @@ Options:
   --launcher-arg ARG   one more scimesh-launch argument (repeat)
   --state-dir DIR      its lock, batch script, status and the jobs' output
                        (default $HOME/.scimesh/alloc/NAME)
-  --dry-run            print the batch script, check each shape with
+  --dry-run            print the batch script (written beside the live one,
+                       as fill.sbatch.dry-run), check each shape with
                        sbatch --test-only and print the decision for the
                        demand now; submit and cancel nothing
   --once               make one decision and exit
-  --allow-insecure-http  plain http to a non-loopback coordinator
+  --allow-insecure-http  plain http to a non-loopback coordinator, for
+                       this program and the launchers it submits
   -v, --verbose        debug logging
   -h, --help           this text
   --version            the version line
@@ -162,11 +165,15 @@ Result<std::vector<std::string>> ConfigWords(const std::string& path) {
       const size_t end = line.find_last_not_of(" \t\r");
       if (v != std::string::npos) value = line.substr(v, end + 1 - v);
     }
-    if (key == "--config" || !Setters().contains(key)) {
+    const bool flag = key == "--allow-insecure-http" || key == "--verbose";
+    if (!flag && (key == "--config" || !Setters().contains(key))) {
       return Bad("--config " + path + " line " + std::to_string(n) + ": unknown option '" + key.substr(2) + "'");
     }
+    if (flag && !value.empty()) {
+      return Bad("--config " + path + " line " + std::to_string(n) + ": " + key.substr(2) + " takes no value");
+    }
     words.push_back(key);
-    words.push_back(value);
+    if (!flag) words.push_back(value);
   }
   return words;
 }
@@ -231,6 +238,7 @@ Status Finish(AllocOptions& o) {
   const char* token_file = std::getenv("SCIMESH_TOKEN_FILE");
   o.launch.token_file = token_file != nullptr ? Absolute(token_file) : "";
   o.limits.margin_s = o.launch.drain_margin_s;
+  if (o.allow_insecure_http) o.launch.launcher_args.push_back("--allow-insecure-http");  // the same consent
   return CheckLaunchSettings(o.launch);
 }
 

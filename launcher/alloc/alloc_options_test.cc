@@ -80,8 +80,29 @@ TEST(AllocOptions, ConfigFileLinesAreOptionsAndLaterFlagsWin) {
   }
   EXPECT_EQ(Parse({"--config", path.string()}).status().message(),
             "--config " + path.string() + " line 2: unknown option 'token'");
+  {
+    std::ofstream conf(path);
+    conf << "allow-insecure-http\nverbose\n";
+  }
+  o = Parse(With({"--config", path.string()}));
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_TRUE(o->allow_insecure_http);
+  EXPECT_TRUE(o->verbose);
+  {
+    std::ofstream conf(path);
+    conf << "verbose yes\n";
+  }
+  EXPECT_EQ(Parse(With({"--config", path.string()})).status().message(),
+            "--config " + path.string() + " line 1: verbose takes no value");
   std::filesystem::remove(path);
   EXPECT_EQ(Parse({"--config", "/nonexistent/conf"}).status().message(), "--config: cannot read /nonexistent/conf");
+}
+
+TEST(AllocOptions, TheLaunchersGetTheSameConsentToPlainHttp) {
+  auto o = Parse(With({"--allow-insecure-http", "--launcher-arg", "--wait-ms", "--launcher-arg", "1000"}));
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->launch.launcher_args, (std::vector<std::string>{"--wait-ms", "1000", "--allow-insecure-http"}));
+  EXPECT_TRUE(Parse(kBase)->launch.launcher_args.empty());
 }
 
 TEST(AllocOptions, HelpStopsReading) {
