@@ -112,18 +112,19 @@ Plan MakePlan(const PlanInput& in) {
   Plan plan;
   const auto& limits = in.limits;
   Tally tally;
-  std::vector<Cover> covers;  // running jobs, the least time left first, then pending ones in order
+  std::vector<Cover> held;  // its jobs: running ones, the least time left first, then pending ones in order
+  std::vector<Cover> planned;  // the jobs this plan submits
   for (const auto& job : in.jobs) {
     if (job.pending) continue;
     const Shape shape = ShapeOf(job, in.shapes);
     const int64_t left_s = std::max<int64_t>(job.time_limit_s - job.running_s - limits.margin_s, 0);
-    covers.push_back({&job, shape, static_cast<double>(shape.nodes) * static_cast<double>(left_s), false});
+    held.push_back({&job, shape, static_cast<double>(shape.nodes) * static_cast<double>(left_s), false});
   }
-  std::stable_sort(covers.begin(), covers.end(), [](const Cover& a, const Cover& b) { return a.left < b.left; });
+  std::stable_sort(held.begin(), held.end(), [](const Cover& a, const Cover& b) { return a.left < b.left; });
   for (const auto& job : in.jobs) {
     if (!job.pending) continue;
     const Shape shape = ShapeOf(job, in.shapes);
-    covers.push_back({&job, shape, Budget(shape, limits.margin_s), false});
+    held.push_back({&job, shape, Budget(shape, limits.margin_s), false});
   }
   for (const auto& job : in.jobs) {
     tally.jobs += 1;
@@ -144,8 +145,9 @@ Plan MakePlan(const PlanInput& in) {
       plan.unfittable.push_back({GroupKey(*g), WhyNoShape(in.shapes, *g, limits.margin_s), g->runnable});
       continue;
     }
-    need -= Consume(covers, *g, need, limits.margin_s);
+    need -= Consume(held, *g, need, limits.margin_s);
     plan.uncovered += need;
+    need -= Consume(planned, *g, need, limits.margin_s);
     while (need > 0) {
       std::vector<Shape> allowed;  // the shapes one more job of which breaks no limit
       for (const auto& s : in.shapes) {
@@ -162,11 +164,11 @@ Plan MakePlan(const PlanInput& in) {
       const Shape& shape = in.shapes[best];
       plan.submit.push_back({best, GroupKey(*g)});
       tally.jobs += 1, tally.nodes += shape.nodes, tally.pending += 1;
-      covers.push_back({nullptr, shape, Budget(shape, limits.margin_s), false});
-      need -= Consume(covers, *g, need, limits.margin_s);
+      planned.push_back({nullptr, shape, Budget(shape, limits.margin_s), false});
+      need -= Consume(planned, *g, need, limits.margin_s);
     }
   }
-  for (const auto& c : covers) {
+  for (const auto& c : held) {
     if (c.job != nullptr && c.job->pending && !c.used) {
       plan.cancel.push_back({c.job->job_id, "no demand left for it"});
     }

@@ -156,6 +156,20 @@ TEST(AllocPlan, ASmallerShapeIsTakenWhenTheBestOneWouldPassALimit) {
   EXPECT_EQ(plan.held_back, "--max-nodes 3 would be passed");
 }
 
+TEST(AllocPlan, UncoveredCountsWhatItsJobsDoNotCoverNotWhatThisPlanSubmits) {
+  std::vector<DemandGroup> groups;  // 20 steps of one copy each, as a study of distinct steps is
+  for (int i = 0; i < 20; ++i) groups.push_back(Group("s" + std::to_string(i), 1));
+  auto in = Input(groups);
+  in.limits.backlog = 1;
+  const Plan plan = MakePlan(in);
+  EXPECT_EQ(plan.runnable, 20);
+  EXPECT_EQ(plan.uncovered, 20);
+  EXPECT_EQ(plan.submit.size(), 1u);  // 16 of them; the backlog holds the rest back
+  EXPECT_EQ(plan.held_back, "--backlog 1 reached");
+  in.jobs = {Pending("4")};
+  EXPECT_EQ(MakePlan(in).uncovered, 4);
+}
+
 TEST(AllocPlan, StepsWaitingOnNeedsAreCountedButNotDemand) {
   auto g = Group("later", 0);
   g.waiting = 12;

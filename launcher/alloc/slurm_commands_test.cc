@@ -129,10 +129,10 @@ TEST_F(CommandSlurmJobsTest, ListFailsWithSqueuesWords) {
   EXPECT_NE(jobs.status().message().find("Unable to contact slurm controller"), std::string::npos);
 }
 
-TEST_F(CommandSlurmJobsTest, CancelRunsScancel) {
+TEST_F(CommandSlurmJobsTest, CancelRunsScancelForAPendingJob) {
   Fake("scancel", "exit 0");
   EXPECT_TRUE(jobs_->Cancel("77").ok());
-  EXPECT_EQ(Args("scancel"), "77\n");
+  EXPECT_EQ(Args("scancel"), "--state=PENDING\n77\n");
 }
 
 TEST_F(CommandSlurmJobsTest, CancellingAJobSlurmNoLongerKnowsIsNotFound) {

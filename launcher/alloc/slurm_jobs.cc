@@ -173,7 +173,7 @@ Result<std::vector<OurJob>> ParseSqueue(std::string_view text) {
   return jobs;
 }
 
-std::vector<std::string> ScancelArgv(const std::string& job_id) { return {"scancel", job_id}; }
+std::vector<std::string> ScancelArgv(const std::string& job_id) { return {"scancel", "--state=PENDING", job_id}; }
 
 namespace {
 

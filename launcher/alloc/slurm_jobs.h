@@ -60,6 +60,8 @@ std::vector<std::string> SqueueArgv(const std::string& tag);
 // order.
 Result<std::vector<OurJob>> ParseSqueue(std::string_view text);
 
+// scancel --state=PENDING JOB: a job that started since squeue listed it is
+// left to run (its launcher ends itself through --idle-exit).
 std::vector<std::string> ScancelArgv(const std::string& job_id);
 
 class SlurmJobs {

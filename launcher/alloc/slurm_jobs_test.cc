@@ -120,7 +120,9 @@ TEST(SqueueArgvTest, ListsThisUsersJobsByName) {
             (Argv{"squeue", "-h", "--me", "--name=scimesh-alloc-mesh", "-o", "%i|%T|%D|%l|%M"}));
 }
 
-TEST(ScancelArgvTest, CancelsOneJob) { EXPECT_EQ(ScancelArgv("77"), (Argv{"scancel", "77"})); }
+TEST(ScancelArgvTest, CancelsOneJobOnlyWhilePending) {
+  EXPECT_EQ(ScancelArgv("77"), (Argv{"scancel", "--state=PENDING", "77"}));
+}
 
 OurJob Job(std::string id, bool pending, int64_t nodes, int64_t limit, int64_t ran) {
   return OurJob{std::move(id), pending, nodes, limit, ran};

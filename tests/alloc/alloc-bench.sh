@@ -10,7 +10,7 @@
 #     --idle-exit that spans the gaps. Allocated node-seconds are sampled
 #     from squeue every 0.5 s (running jobs x nodes); busy node-seconds are
 #     the steps' started_at..ended_at times half a node (1 of 2 cores); idle
-#     is the difference.
+#     is the difference. Also the mean time of a burst (run start to end).
 # Prints the figures and writes them to $WORK/results.env. CTest runs it small;
 # SCIMESH_BENCH_SIZE=full gives the sizes docs/performance.md quotes.
 source "$(dirname "$0")/../lib/harness.sh"
@@ -71,16 +71,20 @@ kill "$ALLOC_PID"
 wait "$ALLOC_PID" 2>/dev/null || true
 wait_for "an empty cluster" 120 no_jobs_of first
 
-# bursts LABEL: BURSTS runs, each started GAP_S after the previous completed; sets RUNS.
+# bursts LABEL: BURSTS runs, each started GAP_S after the previous completed;
+# sets RUNS, and BURST_S to the mean seconds from a run's start to its end.
 bursts() {
-  local i run
+  local i run t0 total=0
   RUNS=()
   for i in $(seq 1 "$BURSTS"); do
+    t0=$EPOCHREALTIME
     run=$(run_start burst '{}')
     RUNS+=("$run")
     [[ $(wait_run "$run" 600) == completed ]] || fail "$1: run $run did not complete"
+    total=$(calc "$total + $EPOCHREALTIME - $t0")
     ((i == BURSTS)) || sleep "$GAP_S"
   done
+  BURST_S=$(calc "$total / $BURSTS")
 }
 busy_of() { local s=0 r; for r in "$@"; do s=$(calc "$s + $(busy_node_s "$r")"); done; echo "$s"; }
 
@@ -90,7 +94,7 @@ alloc_start bursty --workflow burst --shape nodes=1,time=10 --max-jobs 2 --inter
 bursts alloc
 wait_for "its allocations to end" 120 no_jobs_of bursty
 kill "$SAMPLER" "$ALLOC_PID"
-alloc_ns=$(allocated_node_s "$WORK/nodes-alloc")
+alloc_ns=$(allocated_node_s "$WORK/nodes-alloc") alloc_burst_s=$BURST_S
 alloc_busy=$(busy_of "${RUNS[@]}")
 
 note "2b. bursty workload, 2 hand-submitted allocations"
@@ -106,7 +110,7 @@ bursts hand
 hand_gone() { [[ -z $(squeue -h --name=hand) ]]; }
 wait_for "the hand-submitted allocations to end" $((GAP_S + 120)) hand_gone
 kill "$SAMPLER"
-hand_ns=$(allocated_node_s "$WORK/nodes-hand")
+hand_ns=$(allocated_node_s "$WORK/nodes-hand") hand_burst_s=$BURST_S
 hand_busy=$(busy_of "${RUNS[@]}")
 
 alloc_idle=$(calc "$alloc_ns - $alloc_busy") hand_idle=$(calc "$hand_ns - $hand_busy")
@@ -114,8 +118,10 @@ record alloc_allocated_node_s "$alloc_ns"
 record alloc_idle_node_s "$alloc_idle"
 record hand_allocated_node_s "$hand_ns"
 record hand_idle_node_s "$hand_idle"
+record alloc_burst_s "$alloc_burst_s"
+record hand_burst_s "$hand_burst_s"
 note "workload: $BURSTS bursts x $STEPS steps x $STEP_S s, $GAP_S s apart (busy $alloc_busy / $hand_busy node-s)"
-note "scimesh-alloc: $alloc_ns node-s allocated, $alloc_idle idle"
-note "hand-submitted: $hand_ns node-s allocated, $hand_idle idle"
+note "scimesh-alloc: $alloc_ns node-s allocated, $alloc_idle idle; a burst took $alloc_burst_s s"
+note "hand-submitted: $hand_ns node-s allocated, $hand_idle idle; a burst took $hand_burst_s s"
 cat "$WORK/results.env"
 echo PASS

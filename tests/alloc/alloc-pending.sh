@@ -2,7 +2,9 @@
 # System test on the dev cluster: scimesh-alloc's pending jobs.
 #  1. While a blocking job holds both nodes, scimesh-alloc's submission stays
 #     pending; a second scimesh-alloc of the same name refuses to run.
-#  2. SIGKILL and restart: it adopts its pending job, submits nothing more.
+#  2. The coordinator stops, and scimesh-alloc is SIGKILLed and restarted
+#     while it is down: it changes nothing while it cannot see the queue;
+#     the coordinator back, it adopts its pending job, submits nothing more.
 #  3. The queue empties (the run is cancelled) while the job is pending: the
 #     job is cancelled, never having run.
 source "$(dirname "$0")/../lib/harness.sh"
@@ -31,13 +33,20 @@ fi
 grep -q "another scimesh-alloc (pid $first) uses" "$WORK/second.log" ||
   fail "the second instance did not say why: $(cat "$WORK/second.log")"
 
-note "2. SIGKILL and restart: the pending job is adopted"
+note "2. the coordinator stops; scimesh-alloc is SIGKILLed and restarted while it is down"
+port=$(<"$WORK/port")
+coordinator_stop
 kill -KILL "$first"
 wait "$first" 2>/dev/null || true
 : >"$WORK/alloc-p.log"
 alloc_start p --workflow pend --shape nodes=1,time=5
+blind() { grep -q "coordinator: .*; nothing submitted or cancelled until it answers" "$WORK/alloc-p.log"; }
+wait_for "the restarted scimesh-alloc to say it cannot see the queue" 60 blind
+[[ $(our_jobs p) == "$job PENDING 1" ]] || fail "jobs while the coordinator is down: $(our_jobs p)"
+note "   the coordinator is back: the pending job is adopted"
+COORDINATOR_LISTEN=127.0.0.1:$port coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 1000 --grace-ms 2000
 decided() { grep -q "jobs pending=1 running=0" "$WORK/alloc-p.log"; }
-wait_for "the restarted scimesh-alloc to see its pending job" 30 decided
+wait_for "the restarted scimesh-alloc to see its pending job" 60 decided
 sleep 3  # three more decisions
 [[ $(submitted_count p) == 0 ]] || fail "the restarted scimesh-alloc submitted again: $(cat "$WORK/alloc-p.log")"
 [[ $(our_jobs p | wc -l) == 1 ]] || fail "jobs after the restart: $(our_jobs p)"
