@@ -212,6 +212,12 @@ int RunAllocCli(int argc, char** argv) {
   }
   auto definitions = Definitions(o);
   if (!definitions.ok()) return Fail(definitions.status(), 2);
+  if (!o.dry_run) {  // the names are the definitions' (checked): safe as file names
+    const char* home = std::getenv("HOME");
+    const std::string locks = home != nullptr && *home != '\0' ? std::string(home) + "/.scimesh/locks"
+                                                               : o.state_dir + "/locks";
+    if (Status s = LockWorkflows(o.workflows, locks); !s.ok()) return Fail(s, 1);
+  }
   if (Status s = FillCores(o); !s.ok()) return Fail(s, 1);
   const std::string script = BatchScript(o.launch);
   const LoopSettings settings = Settings(o);

@@ -40,8 +40,11 @@ Status MakeStateDir(const std::string& dir) {
   return Private(dir + "/jobs");
 }
 
-Status LockStateDir(const std::string& dir) {
-  const std::string path = dir + "/lock";
+namespace {
+
+// Holds `path` (flock) for the process's life and writes its pid there;
+// kConflict "another scimesh-alloc (pid N) WHAT" when one holds it.
+Status HoldLock(const std::string& path, const std::string& what) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return Status(Code::kIo, "cannot open " + path + ": " + std::strerror(errno));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -50,14 +53,35 @@ Status LockStateDir(const std::string& dir) {
     ::close(fd);
     std::string holder = n > 0 ? std::string(pid, static_cast<size_t>(n)) : "?";
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
-    return Status(Code::kConflict, "another scimesh-alloc (pid " + holder + ") uses " + dir +
-                                       ": one instance per name at a time");
+    return Status(Code::kConflict, "another scimesh-alloc (pid " + holder + ") " + what);
   }
   const std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
     return Status(Code::kIo, "cannot write " + path + ": " + std::strerror(errno));
   }
   return Status::Ok();  // fd stays open (and locked) until exit
+}
+
+}  // namespace
+
+Status LockStateDir(const std::string& dir) {
+  return HoldLock(dir + "/lock", "uses " + dir + ": one instance per name at a time");
+}
+
+Status LockWorkflows(const std::vector<std::string>& workflows, const std::string& locks_dir) {
+  std::error_code ec;
+  const auto old = ::umask(077);
+  std::filesystem::create_directories(locks_dir, ec);
+  ::umask(old);
+  if (ec) return Status(Code::kIo, "cannot create " + locks_dir + ": " + ec.message());
+  if (Status s = Private(locks_dir); !s.ok()) return s;
+  for (const auto& w : workflows) {
+    if (Status s = HoldLock(locks_dir + "/alloc-" + w, "serves workflow " + w + ": one instance per workflow");
+        !s.ok()) {
+      return s;
+    }
+  }
+  return Status::Ok();
 }
 
 bool StateDirLocked(const std::string& dir) {

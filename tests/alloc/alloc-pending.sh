@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # System test on the dev cluster: scimesh-alloc's pending jobs.
 #  1. While a blocking job holds both nodes, scimesh-alloc's submission stays
-#     pending; a second scimesh-alloc of the same name refuses to run.
+#     pending; a second scimesh-alloc of the same name, or of another name
+#     for the same workflow, refuses to run.
 #  2. The coordinator stops, and scimesh-alloc is SIGKILLed and restarted
 #     while it is down: it changes nothing while it cannot see the queue;
 #     the coordinator back, it adopts its pending job, submits nothing more.
@@ -32,6 +33,12 @@ if "$SCIMESH_ALLOC_BIN" --name p --state-dir "$WORK/state-p" --definitions "$WOR
 fi
 grep -q "another scimesh-alloc (pid $first) uses" "$WORK/second.log" ||
   fail "the second instance did not say why: $(cat "$WORK/second.log")"
+if "$SCIMESH_ALLOC_BIN" --name other --state-dir "$WORK/state-other" --definitions "$WORK/defs.json" --workflow pend \
+  --shape nodes=1,time=5 --once >"$WORK/other.log" 2>&1; then
+  fail "a second scimesh-alloc for the same workflow ran under another name: $(cat "$WORK/other.log")"
+fi
+grep -q "another scimesh-alloc (pid $first) serves workflow pend" "$WORK/other.log" ||
+  fail "the instance under another name did not say why: $(cat "$WORK/other.log")"
 
 note "2. the coordinator stops; scimesh-alloc is SIGKILLed and restarted while it is down"
 port=$(<"$WORK/port")
