@@ -88,6 +88,8 @@ lacks scimesh-spank-plugin '^\./usr/(bin|include)'
 has scimesh-launcher usr/bin/scimesh-launch usr/bin/scimesh-rank usr/bin/scimesh-agent usr/share/man/man1/scimesh-agent.1.gz \
   usr/bin/scimesh-alloc usr/share/man/man1/scimesh-alloc.1.gz usr/lib/systemd/user/scimesh-alloc@.service
 grep -q 'libhwloc' <<<"$(field scimesh-launcher Depends)" || fail "scimesh-launcher does not depend on hwloc (placement)"
+unit=$(dpkg-deb --fsys-tarfile "${deb[scimesh-launcher]}" | tar -xO ./usr/lib/systemd/user/scimesh-alloc@.service)
+grep -q '^ExecStart=/usr/bin/scimesh-alloc ' <<<"$unit" || fail "the unit does not start /usr/bin/scimesh-alloc: $unit"
 
 lib=$(grep -m1 -E '/libscimesh_mpi\.so\.0$' "$WORK/libscimesh-mpi0.contents") || fail "libscimesh-mpi0 lacks libscimesh_mpi.so.0"
 libdir=${lib#./}
