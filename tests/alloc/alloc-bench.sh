@@ -20,7 +20,7 @@ coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 1000 --grace-ms 2000
 export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
 source "$(dirname "$0")/alloc-lib.sh"
 sized() { if [[ ${SCIMESH_BENCH_SIZE:-small} == small ]]; then echo "$1"; else echo "$2"; fi; }
-REPS=$(sized 1 5) BURSTS=$(sized 2 3) STEPS=$(sized 6 20) STEP_S=$(sized 3 10) GAP_S=$(sized 30 120)
+REPS=$(sized 1 5) BURSTS=$(sized 2 3) STEPS=$(sized 4 20) STEP_S=$(sized 2 10) GAP_S=$(sized 15 120)
 record() { echo "$1=$2" >>"$WORK/results.env"; }
 
 burst_defs() {  # FILE: one workflow "burst" of STEPS one-core steps of STEP_S s
