@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "launcher/beside_program.h"
+
 namespace scimesh::launcher {
 namespace {
 
@@ -95,19 +97,6 @@ bool ParseSeconds(const std::string& s, Out* out) {
   return true;
 }
 
-// `name` installed beside this program, or where the build tree puts it
-// (`build_dir` relative to launcher/); else the bare name, found in PATH.
-std::string Beside(const std::string& name, const std::filesystem::path& build_dir) {
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (auto candidate : {self.parent_path() / name, (self.parent_path() / build_dir / name).lexically_normal()}) {
-      if (std::filesystem::exists(candidate, ec)) return candidate.string();
-    }
-  }
-  return name;
-}
-
 // What applies before the flags: the environment's URL and spool, the rank
 // wrapper and agent beside this program.
 CliOptions Defaults() {
@@ -115,8 +104,8 @@ CliOptions Defaults() {
   o.config.client.coordinator_url = Env("SCIMESH_URL", "http://127.0.0.1:8470");
   o.spool = Env("SCIMESH_SPOOL");
   if (o.spool.empty()) o.spool = Env("SLURM_SUBMIT_DIR", ".") + "/scimesh-spool";
-  o.config.launch.rank_wrapper = Beside("scimesh-rank", "../mpi");
-  o.config.agent = Beside("scimesh-agent", "agent");
+  o.config.launch.rank_wrapper = BesideThisProgram("scimesh-rank", "../mpi");
+  o.config.agent = BesideThisProgram("scimesh-agent", "agent");
   return o;
 }
 

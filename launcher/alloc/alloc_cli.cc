@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
 
 #include "launcher/alloc/alloc_options.h"
@@ -86,12 +87,16 @@ int StatusCommand(int argc, char** argv) {
 
 // Shapes without cores= get the partition's smallest node.
 Status FillCores(AllocOptions& o) {
+  std::optional<long long> cpus;  // asked once, when a shape needs it
   for (auto& shape : o.shapes) {
     if (shape.cores_per_node > 0) continue;
-    auto cpus = PartitionNodeCpus(o.partition);
-    if (!cpus.ok()) {
-      return Status(Code::kUnavailable, "cannot tell the CPUs of a node (" + cpus.status().message() +
-                                            "): give cores= in each --shape");
+    if (!cpus) {
+      auto asked = PartitionNodeCpus(o.partition);
+      if (!asked.ok()) {
+        return Status(Code::kUnavailable, "cannot tell the CPUs of a node (" + asked.status().message() +
+                                              "): give cores= in each --shape");
+      }
+      cpus = *asked;
     }
     shape.cores_per_node = *cpus;
   }

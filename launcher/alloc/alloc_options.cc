@@ -10,6 +10,8 @@
 #include <functional>
 #include <map>
 
+#include "launcher/beside_program.h"
+
 namespace scimesh::alloc {
 namespace {
 
@@ -191,14 +193,11 @@ std::string Absolute(const std::string& path) {
   return std::filesystem::absolute(path).lexically_normal().string();
 }
 
+// scimesh-launch beside this program (or in the build tree), else the first
+// in PATH: the batch script names it by its absolute path.
 std::string DefaultLauncher() {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (const auto& dir : {self.parent_path(), self.parent_path().parent_path()}) {
-      if (::access((dir / "scimesh-launch").c_str(), X_OK) == 0) return (dir / "scimesh-launch").string();
-    }
-  }
+  const std::string beside = launcher::BesideThisProgram("scimesh-launch", "..");
+  if (std::filesystem::path(beside).is_absolute()) return beside;
   const char* path = std::getenv("PATH");
   std::string rest = path != nullptr ? path : "/usr/bin:/bin";
   for (size_t start = 0; start <= rest.size();) {

@@ -11,7 +11,7 @@ namespace {
 
 // A job (held or planned) and the node-seconds it still has for demand.
 struct Cover {
-  const OurJob* job = nullptr;  // null: planned in this pass
+  const OurJob* job = nullptr;  // null: a job this plan submits
   Shape shape;
   double left = 0;  // node-seconds
   bool used = false;
@@ -63,12 +63,15 @@ int64_t Consume(std::vector<Cover>& covers, const DemandGroup& g, int64_t need, 
 }
 
 // The fitting shape that runs `need` steps of `g` in the fewest jobs, then
-// the fewest node-seconds; shapes.size() when none fits.
-size_t BestShape(const std::vector<Shape>& shapes, const DemandGroup& g, int64_t need, int64_t margin_s) {
+// the fewest node-seconds, among those `usable` accepts; shapes.size() when
+// none does.
+template <typename Usable>
+size_t BestShape(const std::vector<Shape>& shapes, const DemandGroup& g, int64_t need, int64_t margin_s,
+                 Usable usable) {
   size_t best = shapes.size();
   double best_jobs = 0, best_cost = 0;
   for (size_t i = 0; i < shapes.size(); ++i) {
-    if (!WhyNotFits(shapes[i], g.resources, g.walltime_s, margin_s).empty()) continue;
+    if (!usable(shapes[i]) || !WhyNotFits(shapes[i], g.resources, g.walltime_s, margin_s).empty()) continue;
     const double per_job = std::floor(Budget(shapes[i], margin_s) / StepCost(shapes[i], g) + 1e-9);
     const double jobs = std::ceil(static_cast<double>(need) / std::max(per_job, 1.0));
     const double cost = jobs * Budget(shapes[i], margin_s);
@@ -77,17 +80,6 @@ size_t BestShape(const std::vector<Shape>& shapes, const DemandGroup& g, int64_t
     }
   }
   return best;
-}
-
-// Why no shape fits `g`, said against the largest shape (most nodes, then
-// the longest time): its reason is the telling one.
-std::string WhyNoShape(const std::vector<Shape>& shapes, const DemandGroup& g, int64_t margin_s) {
-  if (shapes.empty()) return "no shape is configured";
-  const Shape* largest = &shapes.front();
-  for (const auto& s : shapes) {
-    if (std::tie(s.nodes, s.time_s) > std::tie(largest->nodes, largest->time_s)) largest = &s;
-  }
-  return WhyNotFits(*largest, g.resources, g.walltime_s, margin_s);
 }
 
 struct Tally {
@@ -107,6 +99,16 @@ std::string Limit(const Tally& t, const Shape& shape, const PlanLimits& limits) 
 }  // namespace
 
 std::string GroupKey(const DemandGroup& g) { return g.workflow + "/" + g.version + "/" + g.step_id; }
+
+std::string WhyNoShapeFits(const std::vector<Shape>& shapes, const DemandGroup& g, int64_t margin_s) {
+  if (shapes.empty()) return "no shape is configured";
+  const Shape* largest = &shapes.front();
+  for (const auto& s : shapes) {
+    if (WhyNotFits(s, g.resources, g.walltime_s, margin_s).empty()) return {};
+    if (std::tie(s.nodes, s.time_s) > std::tie(largest->nodes, largest->time_s)) largest = &s;
+  }
+  return WhyNotFits(*largest, g.resources, g.walltime_s, margin_s);
+}
 
 Plan MakePlan(const PlanInput& in) {
   Plan plan;
@@ -141,26 +143,21 @@ Plan MakePlan(const PlanInput& in) {
     plan.waiting += g->waiting;
     int64_t need = g->runnable;
     if (need <= 0) continue;
-    if (BestShape(in.shapes, *g, need, limits.margin_s) == in.shapes.size()) {
-      plan.unfittable.push_back({GroupKey(*g), WhyNoShape(in.shapes, *g, limits.margin_s), g->runnable});
+    if (auto why = WhyNoShapeFits(in.shapes, *g, limits.margin_s); !why.empty()) {
+      plan.unfittable.push_back({GroupKey(*g), why, g->runnable});
       continue;
     }
     need -= Consume(held, *g, need, limits.margin_s);
     plan.uncovered += need;
     need -= Consume(planned, *g, need, limits.margin_s);
     while (need > 0) {
-      std::vector<Shape> allowed;  // the shapes one more job of which breaks no limit
-      for (const auto& s : in.shapes) {
-        if (Limit(tally, s, limits).empty()) allowed.push_back(s);
-      }
-      const size_t pick = BestShape(allowed, *g, need, limits.margin_s);
-      if (pick == allowed.size()) {
-        const size_t best = BestShape(in.shapes, *g, need, limits.margin_s);
-        if (plan.held_back.empty()) plan.held_back = Limit(tally, in.shapes[best], limits);
+      const auto within_limits = [&](const Shape& shape) { return Limit(tally, shape, limits).empty(); };
+      const size_t best = BestShape(in.shapes, *g, need, limits.margin_s, within_limits);
+      if (best == in.shapes.size()) {  // say the limit the best shape of all would pass
+        const size_t unlimited = BestShape(in.shapes, *g, need, limits.margin_s, [](const Shape&) { return true; });
+        if (plan.held_back.empty()) plan.held_back = Limit(tally, in.shapes[unlimited], limits);
         break;
       }
-      const size_t best = static_cast<size_t>(std::find(in.shapes.begin(), in.shapes.end(), allowed[pick]) -
-                                              in.shapes.begin());
       const Shape& shape = in.shapes[best];
       plan.submit.push_back({best, GroupKey(*g)});
       tally.jobs += 1, tally.nodes += shape.nodes, tally.pending += 1;
@@ -169,7 +166,7 @@ Plan MakePlan(const PlanInput& in) {
     }
   }
   for (const auto& c : held) {
-    if (c.job != nullptr && c.job->pending && !c.used) {
+    if (c.job->pending && !c.used) {
       plan.cancel.push_back({c.job->job_id, "no demand left for it"});
     }
   }

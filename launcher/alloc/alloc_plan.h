@@ -78,6 +78,11 @@ struct Plan {
 
 Plan MakePlan(const PlanInput& input);
 
+// Why no shape can run a step of `group` (WhyNotFits against the largest
+// shape, most nodes then the longest time: its reason is the telling one;
+// "no shape is configured" for none); empty when one can.
+std::string WhyNoShapeFits(const std::vector<Shape>& shapes, const DemandGroup& group, int64_t margin_s);
+
 // The key of a group: "workflow/version/step_id".
 std::string GroupKey(const DemandGroup& group);
 

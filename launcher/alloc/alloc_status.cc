@@ -23,12 +23,7 @@ void WriteGroups(JsonWriter& w, const LoopState& state, const LoopSettings& sett
       w.Key("held_by_workers");
       if (g.claimable_by_live_workers) w.Int64(*g.claimable_by_live_workers);
       else w.Null();
-      std::string why = settings.shapes.empty() ? "no shape is configured" : "";
-      for (const auto& s : settings.shapes) {  // empty when one fits, else the last shape's reason
-        why = WhyNotFits(s, g.resources, g.walltime_s, settings.limits.margin_s);
-        if (why.empty()) break;
-      }
-      WriteString(w, "unfittable", why);
+      WriteString(w, "unfittable", WhyNoShapeFits(settings.shapes, g, settings.limits.margin_s));
       w.EndObject();
     }
   }

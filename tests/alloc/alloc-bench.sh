@@ -11,17 +11,14 @@
 #     from squeue every 0.5 s (running jobs x nodes); busy node-seconds are
 #     the steps' started_at..ended_at times half a node (1 of 2 cores); idle
 #     is the difference. Also the mean time of a burst (run start to end).
-# Prints the figures and writes them to $WORK/results.env. CTest runs it small;
-# SCIMESH_BENCH_SIZE=full gives the sizes docs/performance.md quotes.
+# Prints the figures and writes them to $WORK/results.env. CTest runs it small
+# (SCIMESH_BENCH_CTEST_SIZE=small); SCIMESH_BENCH_SIZE=full gives the sizes
+# docs/performance.md quotes.
 source "$(dirname "$0")/../lib/harness.sh"
-harness_init alloc-bench
-use_dev_cluster
-coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 1000 --grace-ms 2000
-export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
 source "$(dirname "$0")/alloc-lib.sh"
-sized() { if [[ ${SCIMESH_BENCH_SIZE:-small} == small ]]; then echo "$1"; else echo "$2"; fi; }
+source "$(dirname "$0")/../launcher/bench/bench-lib.sh"
+alloc_test_init alloc-bench
 REPS=$(sized 1 5) BURSTS=$(sized 2 3) STEPS=$(sized 4 20) STEP_S=$(sized 2 10) GAP_S=$(sized 15 120)
-record() { echo "$1=$2" >>"$WORK/results.env"; }
 
 burst_defs() {  # FILE: one workflow "burst" of STEPS one-core steps of STEP_S s
   {
@@ -52,18 +49,15 @@ allocated_node_s() { awk '{s += $1 * 0.5} END {printf "%.1f", s}' "$1"; }
 
 burst_defs "$WORK/defs.json"
 
-calc() { awk "BEGIN {printf \"%.1f\", $1}"; }
-
 note "1. run started -> first step running, empty cluster ($REPS time(s))"
 alloc_start first --workflow burst --shape nodes=1,time=5 --interval 5 --idle-exit 5
-registered() { grep -q "registered 1 workflow definition" "$WORK/alloc-first.log"; }
-wait_for "scimesh-alloc to register" 30 registered
+alloc_registered first
 for rep in $(seq 1 "$REPS"); do
   wait_for "an empty cluster" 120 no_jobs_of first
   t0=$EPOCHREALTIME
   run=$(run_start burst '{}')
   [[ $(wait_run "$run" 300) == completed ]] || fail "run $run did not complete"
-  first=$(calc "$(first_started "$run") - $t0")
+  first=$(calc "$(first_started "$run") - $t0" 1)
   note "rep $rep: first step running after $first s"
   record "first_step_s_$rep" "$first"
 done
@@ -81,12 +75,12 @@ bursts() {
     run=$(run_start burst '{}')
     RUNS+=("$run")
     [[ $(wait_run "$run" 600) == completed ]] || fail "$1: run $run did not complete"
-    total=$(calc "$total + $EPOCHREALTIME - $t0")
+    total=$(calc "$total + $EPOCHREALTIME - $t0" 1)
     ((i == BURSTS)) || sleep "$GAP_S"
   done
-  BURST_S=$(calc "$total / $BURSTS")
+  BURST_S=$(calc "$total / $BURSTS" 1)
 }
-busy_of() { local s=0 r; for r in "$@"; do s=$(calc "$s + $(busy_node_s "$r")"); done; echo "$s"; }
+busy_of() { local s=0 r; for r in "$@"; do s=$(calc "$s + $(busy_node_s "$r")" 1); done; echo "$s"; }
 
 note "2a. bursty workload, scimesh-alloc"
 sample_nodes scimesh-alloc-bursty "$WORK/nodes-alloc"
@@ -113,7 +107,7 @@ kill "$SAMPLER"
 hand_ns=$(allocated_node_s "$WORK/nodes-hand") hand_burst_s=$BURST_S
 hand_busy=$(busy_of "${RUNS[@]}")
 
-alloc_idle=$(calc "$alloc_ns - $alloc_busy") hand_idle=$(calc "$hand_ns - $hand_busy")
+alloc_idle=$(calc "$alloc_ns - $alloc_busy" 1) hand_idle=$(calc "$hand_ns - $hand_busy" 1)
 record alloc_allocated_node_s "$alloc_ns"
 record alloc_idle_node_s "$alloc_idle"
 record hand_allocated_node_s "$hand_ns"

@@ -9,11 +9,8 @@
 #  - the batch script names the token file, never the token;
 #  - `scimesh-alloc status` prints the table.
 source "$(dirname "$0")/../lib/harness.sh"
-harness_init alloc-fill
-use_dev_cluster
-coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 1000 --grace-ms 2000
-export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
 source "$(dirname "$0")/alloc-lib.sh"
+alloc_test_init alloc-fill
 
 step_json() {  # ID NODES
   printf '{"id":"%s","max_attempts":1,"walltime_s":30,"resources":{"nodes":%s,"ranks_per_node":1},"run":{"argv":["sh","-c","sleep 1; if [ \\"${SLURM_PROCID:-0}\\" = 0 ]; then echo {} > output.json; fi"],"mpi":"none"}}' "$1" "$2"
@@ -27,8 +24,7 @@ step_json() {  # ID NODES
 jq -e '.workflows[0].steps | length == 34' "$WORK/defs.json" >/dev/null || fail "bad test definitions"
 
 alloc_start fill --workflow fill --shape nodes=1,time=3 --shape nodes=2,time=3 --max-jobs 2 --max-nodes 3 --backlog 1
-registered() { grep -q "registered 1 workflow definition" "$WORK/alloc-fill.log"; }
-wait_for "scimesh-alloc to register the definitions" 30 registered
+alloc_registered fill
 
 # Sample its jobs while they run: "jobs nodes" per line.
 ( while :; do our_jobs fill | awk '{j++; n+=$3} END {print j+0, n+0}'; sleep 0.5; done ) >"$WORK/samples" 2>/dev/null &

@@ -1,5 +1,22 @@
-# Helpers for scimesh-alloc's dev-cluster tests (source after tests/lib/harness.sh,
-# use_dev_cluster and coordinator_start).
+# Helpers for scimesh-alloc's dev-cluster tests (source after tests/lib/harness.sh).
+
+# The coordinator's settings in every test (and at a restart).
+ALLOC_COORDINATOR_FLAGS=(--lease-ttl-ms 6000 --heartbeat-ms 1000 --grace-ms 2000)
+
+# alloc_test_init NAME: the harness in $WORK, the dev cluster's environment,
+# a coordinator, and its worker key for scimesh-alloc and its allocations.
+alloc_test_init() {
+  harness_init "$1"
+  use_dev_cluster
+  coordinator_start "${ALLOC_COORDINATOR_FLAGS[@]}"
+  export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
+}
+
+# alloc_registered NAME: waits until scimesh-alloc NAME has registered its definitions.
+alloc_registered() {
+  _alloc_registered() { grep -q "registered 1 workflow definition" "$WORK/alloc-$1.log"; }
+  wait_for "scimesh-alloc $1 to register the definitions" 30 _alloc_registered "$1"
+}
 
 # alloc_start NAME [flags...]: scimesh-alloc in the background, state in
 # $WORK/state-NAME, log in $WORK/alloc-NAME.log; sets ALLOC_PID. Its jobs are

@@ -9,19 +9,15 @@
 #  3. The queue empties (the run is cancelled) while the job is pending: the
 #     job is cancelled, never having run.
 source "$(dirname "$0")/../lib/harness.sh"
-harness_init alloc-pending
-use_dev_cluster
-coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 1000 --grace-ms 2000
-export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
 source "$(dirname "$0")/alloc-lib.sh"
+alloc_test_init alloc-pending
 one_step_defs "$WORK/defs.json" pend one 1
 
 note "1. a pending submission, and one instance per name"
 block_cluster
 alloc_start p --workflow pend --shape nodes=1,time=5
 first=$ALLOC_PID
-registered() { grep -q "registered 1 workflow definition" "$WORK/alloc-p.log"; }
-wait_for "scimesh-alloc to register the definitions" 30 registered
+alloc_registered p
 run=$(run_start pend '{}')
 one_job() { [[ $(our_jobs p | wc -l) == 1 ]]; }
 wait_for "scimesh-alloc to submit" 30 one_job
@@ -51,7 +47,7 @@ blind() { grep -q "coordinator: .*; nothing submitted or cancelled until it answ
 wait_for "the restarted scimesh-alloc to say it cannot see the queue" 60 blind
 [[ $(our_jobs p) == "$job PENDING 1" ]] || fail "jobs while the coordinator is down: $(our_jobs p)"
 note "   the coordinator is back: the pending job is adopted"
-COORDINATOR_LISTEN=127.0.0.1:$port coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 1000 --grace-ms 2000
+COORDINATOR_LISTEN=127.0.0.1:$port coordinator_start "${ALLOC_COORDINATOR_FLAGS[@]}"
 decided() { grep -q "jobs pending=1 running=0" "$WORK/alloc-p.log"; }
 wait_for "the restarted scimesh-alloc to see its pending job" 60 decided
 sleep 3  # three more decisions

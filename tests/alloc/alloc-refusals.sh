@@ -7,11 +7,8 @@
 #  2. A step no shape fits (3 nodes, shapes of at most 2): reported once,
 #     nothing submitted, `status` says why.
 source "$(dirname "$0")/../lib/harness.sh"
-harness_init alloc-refusals
-use_dev_cluster
-coordinator_start --lease-ttl-ms 6000 --heartbeat-ms 1000 --grace-ms 2000
-export SCIMESH_TOKEN_FILE=$WORKER_TOKEN_FILE
 source "$(dirname "$0")/alloc-lib.sh"
+alloc_test_init alloc-refusals
 one_step_defs "$WORK/defs.json" refuse one 1
 one_step_defs "$WORK/wide.json" wide three 3
 
@@ -24,8 +21,7 @@ fi
 grep -q "^shape 1 node x 00:05:00 x 2 cores: .*invalid partition" "$WORK/dry.log" || fail "--dry-run did not show SLURM's words: $(cat "$WORK/dry.log")"
 grep -q "^exec '.*scimesh-launch' " "$WORK/dry.log" || fail "--dry-run did not print the batch script"
 alloc_start r --workflow refuse --shape nodes=1,time=5,cores=2 --partition nosuch --failure-limit 2 --pause 30
-registered() { grep -q "registered 1 workflow definition" "$WORK/alloc-r.log"; }
-wait_for "scimesh-alloc to register the definitions" 30 registered
+alloc_registered r
 run_start refuse '{}' >/dev/null
 paused() { grep -q "paused for 30 s after 2 refusals in a row" "$WORK/alloc-r.log"; }
 wait_for "scimesh-alloc to pause" 30 paused
@@ -41,8 +37,7 @@ kill "$ALLOC_PID"
 
 note "2. a step no shape fits"
 alloc_start w --definitions "$WORK/wide.json" --workflow wide --shape nodes=1,time=5 --shape nodes=2,time=5
-registered() { grep -q "registered 1 workflow definition" "$WORK/alloc-w.log"; }
-wait_for "scimesh-alloc to register the definitions" 30 registered
+alloc_registered w
 run_start wide '{}' >/dev/null
 reported() { grep -q "step wide/1/three (1 runnable) fits no --shape: needs 3 nodes, the shape has 2" "$WORK/alloc-w.log"; }
 wait_for "the unfittable step to be reported" 30 reported
