@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -33,28 +34,33 @@ void AuditLog::Append(const std::string& line) {
   }
 }
 
+namespace {
+
+// The members every audit line starts with; no key: null.
+void WriteRequest(JsonWriter& w, int64_t now_ms, std::optional<std::string_view> key, std::string_view method,
+                  std::string_view path, int status) {
+  scimesh::WriteString(w, "time", FormatWireTime(now_ms));
+  if (key) {
+    scimesh::WriteString(w, "key", *key);
+  } else {
+    w.Key("key");
+    w.Null();
+  }
+  scimesh::WriteString(w, "method", method);
+  scimesh::WriteString(w, "path", path);
+  scimesh::WriteInt(w, "status", status);
+}
+
+}  // namespace
+
 void AuditLog::Record(std::string_view key_name, std::string_view method, std::string_view path, int status,
                       std::string_view run_id) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  w.Key("time");
-  WriteString(w, FormatWireTime(clock_->NowMs()));
-  w.Key("key");
-  WriteString(w, key_name);
-  w.Key("method");
-  WriteString(w, method);
-  w.Key("path");
-  WriteString(w, path);
-  w.Key("status");
-  w.Int(status);
-  if (!run_id.empty()) {
-    w.Key("run_id");
-    WriteString(w, run_id);
-  }
-  w.EndObject();
+  const std::string line = ObjectText([&](JsonWriter& w) {
+    WriteRequest(w, clock_->NowMs(), key_name, method, path, status);
+    if (!run_id.empty()) scimesh::WriteString(w, "run_id", run_id);
+  });
   std::lock_guard<std::mutex> lock(mu_);
-  Append(buf.GetString());
+  Append(line);
 }
 
 void AuditLog::RecordAuthFailure(std::string_view peer, std::string_view method, std::string_view path) {
@@ -69,29 +75,15 @@ void AuditLog::RecordAuthFailure(std::string_view peer, std::string_view method,
     return;
   }
   ++written_in_window_;
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  w.Key("time");
-  WriteString(w, FormatWireTime(now));
-  w.Key("key");
-  w.Null();
-  w.Key("method");
-  WriteString(w, method);
-  w.Key("path");
-  WriteString(w, path.substr(0, 256));  // an unauthenticated caller chose it
-  w.Key("status");
-  w.Int(401);
-  w.Key("peer");
-  WriteString(w, peer);
-  if (suppressed_ > 0) {
-    // Failed authentications not written since the last one that was.
-    w.Key("suppressed");
-    w.Int64(suppressed_);
-    suppressed_ = 0;
-  }
-  w.EndObject();
-  Append(buf.GetString());
+  Append(ObjectText([&](JsonWriter& w) {
+    WriteRequest(w, now, std::nullopt, method, path.substr(0, 256), 401);  // an unauthenticated caller chose the path
+    scimesh::WriteString(w, "peer", peer);
+    if (suppressed_ > 0) {
+      // Failed authentications not written since the last one that was.
+      scimesh::WriteInt(w, "suppressed", suppressed_);
+      suppressed_ = 0;
+    }
+  }));
 }
 
 }  // namespace scimesh::coordinator

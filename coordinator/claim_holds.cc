@@ -14,11 +14,21 @@ namespace {
 constexpr auto kRecheck = std::chrono::seconds(5);
 }  // namespace
 
-ClaimHolds::ClaimHolds(WorkQueue& queue) : queue_(queue) {}
+ClaimHolds::ClaimHolds(WorkQueue& queue, const Clock& clock) : queue_(queue), clock_(clock) {}
 
 ClaimHolds::~ClaimHolds() { Stop(); }
 
-void ClaimHolds::Start() { thread_ = std::thread([this] { Loop(); }); }
+void ClaimHolds::Start() {
+  // A clock that jumps wakes the loop to look at the deadlines again.
+  watch_ = clock_.Watch([this] {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      dirty_ = true;
+    }
+    wake_.notify_all();
+  });
+  thread_ = std::thread([this] { Loop(); });
+}
 
 void ClaimHolds::Stop() {
   std::list<Held> left;
@@ -29,6 +39,8 @@ void ClaimHolds::Stop() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (watch_ != 0) clock_.Unwatch(watch_);
+  watch_ = 0;
   for (Held& h : left) h.recheck(true);
 }
 
@@ -37,7 +49,7 @@ void ClaimHolds::WorkAvailable() {
     std::lock_guard<std::mutex> lock(mu_);
     ++generation_;
     dirty_ = true;
-    announced_ = Clock::now();
+    announced_ = clock_.Now();
   }
   wake_.notify_all();
 }
@@ -47,9 +59,9 @@ size_t ClaimHolds::held() {
   return held_.size();
 }
 
-void ClaimHolds::Poll(Clock::time_point until, Recheck recheck) { Look(until, recheck); }
+void ClaimHolds::Poll(MonoTime until, Recheck recheck) { Look(until, recheck); }
 
-bool ClaimHolds::Look(Clock::time_point until, Recheck& recheck) {
+bool ClaimHolds::Look(MonoTime until, Recheck& recheck) {
   uint64_t seen = 0;
   bool stopped = false;
   {
@@ -64,7 +76,7 @@ bool ClaimHolds::Look(Clock::time_point until, Recheck& recheck) {
     recheck(true);
     return true;
   }
-  const auto recheck_at = std::min(until, Clock::now() + kRecheck);
+  const auto recheck_at = std::min(until, clock_.Now() + kRecheck);
   held_.push_back(Held{seen, until, recheck_at, std::move(recheck)});
   // Wake the loop if it sleeps past this claim's time, or if an
   // announcement came while the claim looked.
@@ -80,7 +92,7 @@ void ClaimHolds::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopped_) {
     dirty_ = false;
-    const auto now = Clock::now();
+    const auto now = clock_.Now();
     auto next = now + kRecheck;
     std::vector<std::pair<Held, bool>> due;  // and whether an announcement woke it
     for (auto it = held_.begin(); it != held_.end();) {
@@ -99,12 +111,12 @@ void ClaimHolds::Loop() {
     for (auto& [h, woken] : due) {
       queue_.Push(WorkQueue::Lane::kClaims, [this, h = std::move(h), woken = woken, announced]() mutable {
         if (Look(h.until, h.recheck) && woken && on_wake_) {
-          on_wake_(std::chrono::duration<double>(Clock::now() - announced).count());
+          on_wake_(std::chrono::duration<double>(clock_.Now() - announced).count());
         }
       });
     }
     lock.lock();
-    wake_.wait_until(lock, next, [this] { return stopped_ || dirty_; });
+    wake_.wait_for(lock, next - clock_.Now(), [this] { return stopped_ || dirty_; });
   }
 }
 

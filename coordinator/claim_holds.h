@@ -5,7 +5,9 @@
 // claim back to the WorkQueue's claim lane when work may be available
 // (WorkAvailable()), when its deadline passes, or every 5 s as a safety net.
 // A claim notes the generation of announcements before it looks, so an
-// announcement made while it looks is never missed. Thread-safe.
+// announcement made while it looks is never missed. Deadlines are points on
+// an injected clock (protocol/util/clock.h; a ManualClock in tests, whose
+// Advance wakes the thread). Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -18,18 +20,18 @@
 #include <thread>
 
 #include "coordinator/work_queue.h"
+#include "protocol/util/clock.h"
 
 namespace scimesh::coordinator {
 
 class ClaimHolds {
  public:
-  using Clock = std::chrono::steady_clock;
   // Looks for work once; `shutting_down`: it must answer now. Returns true
   // once it has answered (the front end then resumes the connection).
   using Recheck = std::function<bool(bool shutting_down)>;
 
-  // Borrows `queue`, which must outlive this object.
-  explicit ClaimHolds(WorkQueue& queue);
+  // Borrows `queue` and `clock`, which must outlive this object.
+  explicit ClaimHolds(WorkQueue& queue, const Clock& clock = SteadyClock());
   ~ClaimHolds();  // Stop()s
   ClaimHolds(const ClaimHolds&) = delete;
   ClaimHolds& operator=(const ClaimHolds&) = delete;
@@ -43,7 +45,7 @@ class ClaimHolds {
   void WorkAvailable();
   // Runs `recheck` now on the calling thread and holds it if it did not
   // answer, until it answers or `until`.
-  void Poll(Clock::time_point until, Recheck recheck);
+  void Poll(MonoTime until, Recheck recheck);
   size_t held();
   // Called with the seconds from an announcement to the answer of a held
   // claim it woke (metrics). Set before Start().
@@ -52,22 +54,24 @@ class ClaimHolds {
  private:
   struct Held {
     uint64_t seen;  // the generation before the last look
-    Clock::time_point until;
-    Clock::time_point recheck_at;
+    MonoTime until;
+    MonoTime recheck_at;
     Recheck recheck;
   };
   void Loop();
   // Poll(); true when it answered.
-  bool Look(Clock::time_point until, Recheck& recheck);
+  bool Look(MonoTime until, Recheck& recheck);
 
   WorkQueue& queue_;
+  const Clock& clock_;
+  int watch_ = 0;  // clock_.Watch id while started
   std::mutex mu_;
   std::condition_variable wake_;
   uint64_t generation_ = 0;
   bool dirty_ = false;  // the loop must look again before sleeping
-  Clock::time_point announced_;  // the last WorkAvailable()
+  MonoTime announced_;  // the last WorkAvailable()
   std::function<void(double)> on_wake_;
-  Clock::time_point next_look_ = Clock::time_point::max();
+  MonoTime next_look_ = MonoTime::max();
   bool stopped_ = false;
   std::list<Held> held_;
   std::thread thread_;

@@ -69,51 +69,28 @@ std::vector<FailClass> DefaultRetryOn() {
 }
 
 std::string WorkflowDefinition::CanonicalText() const {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
   // Keys written in sorted order by hand, so the text is canonical.
-  w.StartObject();
-  w.Key("steps");
-  w.StartArray();
-  for (const auto& s : steps) {
-    w.StartObject();
-    w.Key("delivery");
-    WriteString(w, Name(s.delivery));
-    w.Key("id");
-    WriteString(w, s.id);
-    WriteRaw(w, "input", s.input_template);
-    w.Key("max_attempts");
-    w.Int64(s.max_attempts);
-    w.Key("needs");
-    w.StartArray();
-    for (const auto& n : s.needs) WriteString(w, n);
-    w.EndArray();
-    w.Key("resources");
-    w.StartObject();
-    w.Key("cpus_per_rank");
-    w.Int64(s.resources.cpus_per_rank);
-    w.Key("gpus_per_rank");
-    w.Int64(s.resources.gpus_per_rank);
-    w.Key("nodes");
-    w.Int64(s.resources.nodes);
-    w.Key("ranks_per_node");
-    w.Int64(s.resources.ranks_per_node);
-    w.EndObject();
-    w.Key("retry_on");
-    w.StartArray();
-    for (auto c : s.retry_on) WriteString(w, Name(c));
-    w.EndArray();
-    w.Key("walltime_s");
-    w.Int64(s.walltime_s);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("version");
-  WriteString(w, version);
-  w.Key("workflow");
-  WriteString(w, workflow);
-  w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize());
+  return ObjectText([&](JsonWriter& w) {
+    WriteArray(w, "steps", steps, [&](JsonWriter& sw, const StepDefinition& s) {
+      sw.StartObject();
+      scimesh::WriteString(sw, "delivery", Name(s.delivery));
+      scimesh::WriteString(sw, "id", s.id);
+      WriteRaw(sw, "input", s.input_template);
+      WriteInt(sw, "max_attempts", s.max_attempts);
+      WriteArray(sw, "needs", s.needs, [](JsonWriter& a, const std::string& n) { WriteString(a, n); });
+      WriteObject(sw, "resources", [&](JsonWriter& r) {
+        WriteInt(r, "cpus_per_rank", s.resources.cpus_per_rank);
+        WriteInt(r, "gpus_per_rank", s.resources.gpus_per_rank);
+        WriteInt(r, "nodes", s.resources.nodes);
+        WriteInt(r, "ranks_per_node", s.resources.ranks_per_node);
+      });
+      WriteArray(sw, "retry_on", s.retry_on, [](JsonWriter& a, FailClass c) { WriteString(a, Name(c)); });
+      WriteInt(sw, "walltime_s", s.walltime_s);
+      sw.EndObject();
+    });
+    scimesh::WriteString(w, "version", version);
+    scimesh::WriteString(w, "workflow", workflow);
+  });
 }
 
 ApiResult<WorkflowDefinition> Normalize(const scimesh::WorkflowDefinition& wire, const std::string& path) {

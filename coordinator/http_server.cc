@@ -3,6 +3,7 @@
 #include "coordinator/http_server.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -94,32 +95,27 @@ void HttpServer::Answered(const std::shared_ptr<Exchange>& ex, HttpResponse res)
 }
 
 Status HttpServer::Bind() {
-  sockaddr_storage addr{};
-  socklen_t len = 0;
-  const bool v6 = options_.host.find(':') != std::string::npos;
-  if (v6) {
-    auto* a = reinterpret_cast<sockaddr_in6*>(&addr);
-    a->sin6_family = AF_INET6;
-    a->sin6_port = htons(static_cast<uint16_t>(options_.port));
-    if (inet_pton(AF_INET6, options_.host.c_str(), &a->sin6_addr) != 1) {
-      return Status::InvalidArgument("--listen: " + options_.host + " is not an IPv6 address");
-    }
-    len = sizeof(sockaddr_in6);
-  } else {
-    auto* a = reinterpret_cast<sockaddr_in*>(&addr);
-    a->sin_family = AF_INET;
-    a->sin_port = htons(static_cast<uint16_t>(options_.port));
-    if (inet_pton(AF_INET, options_.host.c_str(), &a->sin_addr) != 1) {
-      return Status::InvalidArgument("--listen: " + options_.host + " is not an IPv4 address");
-    }
-    len = sizeof(sockaddr_in);
+  // A numeric address of either family (":" in it: IPv6), never a name.
+  addrinfo hints{};
+  hints.ai_family = options_.host.find(':') != std::string::npos ? AF_INET6 : AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(options_.port);
+  if (::getaddrinfo(options_.host.c_str(), port.c_str(), &hints, &found) != 0 || found == nullptr) {
+    return Status::InvalidArgument("--listen: " + options_.host + " is not an " +
+                                   (hints.ai_family == AF_INET6 ? "IPv6" : "IPv4") + " address");
   }
-  const std::string where = "cannot listen on " + options_.host + ":" + std::to_string(options_.port);
+  sockaddr_storage addr{};
+  const socklen_t len = found->ai_addrlen;
+  std::memcpy(&addr, found->ai_addr, len);
+  ::freeaddrinfo(found);
+  const std::string where = "cannot listen on " + options_.host + ":" + port;
   listen_fd_ = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (listen_fd_ < 0) return Status::Unavailable(where + ": " + std::strerror(errno));
   const int one = 1;
   ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (v6) ::setsockopt(listen_fd_, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+  if (addr.ss_family == AF_INET6) ::setsockopt(listen_fd_, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
   if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(listen_fd_, 1024) != 0) {
     const int err = errno;
     ::close(listen_fd_);

@@ -4,30 +4,32 @@
 #include <algorithm>
 #include <cmath>
 
+#include "protocol/util/enum_names.h"
+
 namespace scimesh::coordinator {
+namespace {
 
-std::string_view Name(LeaseCall call) {
-  switch (call) {
-    case LeaseCall::kStarted: return "started";
-    case LeaseCall::kHeartbeat: return "heartbeat";
-    case LeaseCall::kComplete: return "complete";
-    case LeaseCall::kFail: return "fail";
-    case LeaseCall::kArtifact: return "artifact";
-  }
-  return "unknown";
-}
+constexpr EnumNames<LeaseCall, 5> kCalls{{
+    {LeaseCall::kStarted, "started"},
+    {LeaseCall::kHeartbeat, "heartbeat"},
+    {LeaseCall::kComplete, "complete"},
+    {LeaseCall::kFail, "fail"},
+    {LeaseCall::kArtifact, "artifact"},
+}};
 
-std::string_view Name(Verdict v) {
-  switch (v) {
-    case Verdict::kApply: return "apply";
-    case Verdict::kForbidden: return "forbidden";
-    case Verdict::kFenced: return "fenced";
-    case Verdict::kAlreadyApplied: return "already_applied";
-    case Verdict::kRunTerminal: return "run_terminal";
-    case Verdict::kNotStarted: return "not_started";
-  }
-  return "unknown";
-}
+constexpr EnumNames<Verdict, 6> kVerdicts{{
+    {Verdict::kApply, "apply"},
+    {Verdict::kForbidden, "forbidden"},
+    {Verdict::kFenced, "fenced"},
+    {Verdict::kAlreadyApplied, "already_applied"},
+    {Verdict::kRunTerminal, "run_terminal"},
+    {Verdict::kNotStarted, "not_started"},
+}};
+
+}  // namespace
+
+std::string_view Name(LeaseCall call) { return NameOf(kCalls, call); }
+std::string_view Name(Verdict v) { return NameOf(kVerdicts, v); }
 
 Verdict DecideLeaseCall(const LeaseFacts& lease, const LeaseCaller& caller, LeaseCall call) {
   // 2. claimed with another key, and the caller is not admin.

@@ -122,24 +122,17 @@ std::string WithReport(std::string_view detail_json, const std::optional<std::st
                        const std::optional<std::string>& usage_json) {
   if (!progress_json && !usage_json) return std::string(detail_json);
   auto detail = scimesh::ParseJson(detail_json, "journal detail");
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  if (detail.ok() && detail->IsObject()) {
-    for (const auto& m : detail->GetObject()) {
-      w.Key(m.name.GetString(), m.name.GetStringLength());
-      m.value.Accept(w);
+  return ObjectText([&](JsonWriter& w) {
+    if (detail.ok() && detail->IsObject()) {
+      for (const auto& m : detail->GetObject()) {
+        w.Key(m.name.GetString(), m.name.GetStringLength());
+        m.value.Accept(w);
+      }
     }
-  }
-  // Both were checked JSON when they were stored (heartbeat, complete).
-  if (progress_json) {
-    WriteRaw(w, "progress", *progress_json);
-  }
-  if (usage_json) {
-    WriteRaw(w, "usage", *usage_json);
-  }
-  w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize());
+    // Both were checked JSON when they were stored (heartbeat, complete).
+    if (progress_json) WriteRaw(w, "progress", *progress_json);
+    if (usage_json) WriteRaw(w, "usage", *usage_json);
+  });
 }
 
 // Reads the SCIMESH_ATTEMPT_COLUMNS of a row.

@@ -43,17 +43,4 @@ std::optional<int> GlobalRankFromEnv() {
   return std::nullopt;
 }
 
-std::string FormatCpuList(const std::vector<unsigned>& cpus) {
-  std::string out;
-  for (size_t i = 0; i < cpus.size();) {
-    size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(cpus[i]);
-    if (j > i) out += '-' + std::to_string(cpus[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
 }  // namespace scimesh::mpi

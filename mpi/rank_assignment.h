@@ -30,7 +30,4 @@ Result<std::optional<RankAssignment>> ReadRankAssignment(const std::string& atte
 // OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK), before or without MPI_Init.
 std::optional<int> GlobalRankFromEnv();
 
-// "0-3,8" for a sorted list of indices.
-std::string FormatCpuList(const std::vector<unsigned>& cpus);
-
 }  // namespace scimesh::mpi

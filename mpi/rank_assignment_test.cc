@@ -51,11 +51,5 @@ TEST(RankAssignmentTest, RankFromTheLaunchersEnvironment) {
   unsetenv("PMIX_RANK");
 }
 
-TEST(RankAssignmentTest, FormatsCpuRanges) {
-  EXPECT_EQ(FormatCpuList({}), "");
-  EXPECT_EQ(FormatCpuList({4}), "4");
-  EXPECT_EQ(FormatCpuList({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
-}
-
 }  // namespace
 }  // namespace scimesh::mpi

@@ -16,6 +16,7 @@
 
 #include "mpi/pinning.h"
 #include "mpi/rank_assignment.h"
+#include "protocol/util/index_list.h"
 #include "protocol/util/child_process.h"
 #include "protocol/util/token.h"
 
@@ -56,8 +57,9 @@ void PinFromPlacement(const std::string& dir, int rank, bool verbose) {
   }
   ExportRankEnvironment(**assignment);
   if (verbose || !pinned->assignment_honoured) {
-    Say(rank, "bound to cpus " + pinned->bound_to + " (assigned " + FormatCpuList((*assignment)->cpus) +
-                  ", allowed " + pinned->allowed + ")");
+    const std::vector<int> assigned((*assignment)->cpus.begin(), (*assignment)->cpus.end());
+    Say(rank, "bound to cpus " + pinned->bound_to + " (assigned " + FormatIndexList(assigned) + ", allowed " +
+                  pinned->allowed + ")");
   }
 }
 

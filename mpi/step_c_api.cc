@@ -71,6 +71,18 @@ bool Usable(const scimesh_step* step) {
   return true;
 }
 
+// A yes/no answer of the runtime into `*out` (1 or 0).
+template <typename Ask>
+int AnswerFlag(const scimesh_step* step, int* out, Ask&& ask) {
+  return Guard([&]() -> int {
+    if (!Usable(step) || out == nullptr) return SCIMESH_ERR_INVALID;
+    scimesh::Result<bool> r = ask();
+    if (!r.ok()) return Fail(r.status());
+    *out = *r ? 1 : 0;
+    return Succeed();
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -117,23 +129,11 @@ int scimesh_step_previous(const scimesh_step* step, char* buf, size_t size, size
 }
 
 int scimesh_step_cancelled(scimesh_step* step, int* cancelled) {
-  return Guard([&]() -> int {
-    if (!Usable(step) || cancelled == nullptr) return SCIMESH_ERR_INVALID;
-    auto r = step->runtime->Cancelled();
-    if (!r.ok()) return Fail(r.status());
-    *cancelled = *r ? 1 : 0;
-    return Succeed();
-  });
+  return AnswerFlag(step, cancelled, [&] { return step->runtime->Cancelled(); });
 }
 
 int scimesh_step_cancelled_all(scimesh_step* step, int* cancelled) {
-  return Guard([&]() -> int {
-    if (!Usable(step) || cancelled == nullptr) return SCIMESH_ERR_INVALID;
-    auto r = step->runtime->CancelledAll();
-    if (!r.ok()) return Fail(r.status());
-    *cancelled = *r ? 1 : 0;
-    return Succeed();
-  });
+  return AnswerFlag(step, cancelled, [&] { return step->runtime->CancelledAll(); });
 }
 
 int scimesh_step_progress(scimesh_step* step, const char* json) {

@@ -5,9 +5,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "mpi/pinning.h"
 #include "mpi/rank_assignment.h"
+#include "protocol/util/index_list.h"
 #include "protocol/attempt/attempt_files.h"
 #include "protocol/attempt/lease_file.h"
 #include "protocol/util/host_name.h"
@@ -100,7 +102,8 @@ Result<std::unique_ptr<StepRuntime>> StepRuntime::Begin(MPI_Comm comm, std::stri
       ExportRankEnvironment(**assignment);
       rt->pinned_to_ = pinned->bound_to;
       if (!pinned->assignment_honoured) {
-        Log(rank, "assigned cpus " + FormatCpuList((*assignment)->cpus) + " are not all allowed here (allowed " +
+        const std::vector<int> assigned((*assignment)->cpus.begin(), (*assignment)->cpus.end());
+        Log(rank, "assigned cpus " + FormatIndexList(assigned) + " are not all allowed here (allowed " +
                       pinned->allowed + "); bound to " + pinned->bound_to);
       }
     }

@@ -1,14 +1,12 @@
 // Observed order of accuracy from the outputs of solves at several resolutions.
 #include "examples/poisson/convergence.h"
 
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <utility>
+
+#include "protocol/util/json_io.h"
 
 namespace scimesh::poisson {
 
@@ -17,11 +15,10 @@ double ObservedOrder(double e_coarse, double e_fine, double h_coarse, double h_f
 }
 
 Result<std::vector<ConvergenceRow>> ConvergenceRows(std::string_view previous_json) {
-  rapidjson::Document doc;
-  doc.Parse(previous_json.data(), previous_json.size());
-  if (doc.HasParseError() || !doc.IsObject()) return Status::InvalidArgument("previous outputs are not a JSON object");
+  auto doc = ParseJson(previous_json, "previous outputs");  // depth-limited: the outputs are other steps'
+  if (!doc.ok() || !doc->IsObject()) return Status::InvalidArgument("previous outputs are not a JSON object");
   std::vector<ConvergenceRow> rows;
-  for (const auto& m : std::as_const(doc).GetObject()) {
+  for (const auto& m : std::as_const(*doc).GetObject()) {
     const auto& out = m.value;
     if (!out.IsObject()) continue;
     auto n = out.FindMember("n"), err = out.FindMember("l2_error");
@@ -69,40 +66,19 @@ std::string ConvergenceTable(const std::vector<ConvergenceRow>& rows) {
 }
 
 std::string ConvergenceJson(const std::vector<ConvergenceRow>& rows) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.StartObject();
-  w.Key("table");
-  w.StartArray();
-  for (const auto& r : rows) {
-    w.StartObject();
-    w.Key("step");
-    w.String(r.step_id.c_str());
-    w.Key("n");
-    w.Int(r.n);
-    w.Key("h");
-    w.Double(r.h);
-    w.Key("iterations");
-    w.Int(r.iterations);
-    w.Key("l2_error");
-    w.Double(r.l2_error);
-    w.Key("observed_order");
-    if (r.observed_order) {
-      w.Double(*r.observed_order);
-    } else {
-      w.Null();
-    }
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("observed_order");
-  if (!rows.empty() && rows.back().observed_order) {
-    w.Double(*rows.back().observed_order);
-  } else {
-    w.Null();
-  }
-  w.EndObject();
-  return buf.GetString();
+  return ObjectText([&](JsonWriter& w) {
+    WriteArray(w, "table", rows, [&](JsonWriter& rw, const ConvergenceRow& r) {
+      rw.StartObject();
+      WriteString(rw, "step", r.step_id);
+      WriteInt(rw, "n", r.n);
+      WriteDouble(rw, "h", r.h);
+      WriteInt(rw, "iterations", r.iterations);
+      WriteDouble(rw, "l2_error", r.l2_error);
+      WriteOptDouble(rw, "observed_order", r.observed_order);
+      rw.EndObject();
+    });
+    WriteOptDouble(w, "observed_order", rows.empty() ? std::nullopt : rows.back().observed_order);
+  });
 }
 
 }  // namespace scimesh::poisson

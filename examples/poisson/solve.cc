@@ -1,15 +1,13 @@
 // RunSolve: the model problem end to end on one communicator.
 #include "examples/poisson/solve.h"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <algorithm>
 #include <cstring>
 
 #include "examples/poisson/model_problem.h"
 #include "examples/poisson/subdomain.h"
 #include "examples/poisson/vti_writer.h"
+#include "protocol/util/json_io.h"
 
 namespace scimesh::poisson {
 namespace {
@@ -69,59 +67,31 @@ Result<SolveReport> RunSolve(MPI_Comm comm, const SolveInput& input, const CgHoo
 }
 
 std::string ReportJson(const SolveReport& r) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.StartObject();
-  w.Key("n");
-  w.Int(r.input.n);
-  w.Key("h");
-  w.Double(1.0 / (r.input.n + 1));
-  w.Key("iterations");
-  w.Int(r.cg.iterations);
-  w.Key("relative_residual");
-  w.Double(r.cg.relative_residual);
-  w.Key("tol");
-  w.Double(r.input.tol);
-  w.Key("converged");
-  w.Bool(r.cg.converged);
-  w.Key("l2_error");
-  w.Double(r.l2_error);
-  w.Key("max_error");
-  w.Double(r.max_error);
-  w.Key("wall_time_s");
-  w.Double(r.wall_time_s);
-  w.Key("ranks");
-  w.Int(r.ranks);
-  w.Key("dims");
-  w.StartArray();
-  for (int d : r.dims) w.Int(d);
-  w.EndArray();
-  w.Key("hosts");
-  w.StartArray();
-  for (const auto& h : r.hosts) w.String(h.c_str());
-  w.EndArray();
-  w.Key("initial_guess");
-  w.String(InitialGuessName(r.input.initial_guess).data());
-  w.Key("solution");
-  if (r.solution_file.empty()) {
-    w.Null();
-  } else {
-    w.String(r.solution_file.c_str());
-  }
-  w.EndObject();
-  return buf.GetString();
+  return ObjectText([&](JsonWriter& w) {
+    WriteInt(w, "n", r.input.n);
+    WriteDouble(w, "h", 1.0 / (r.input.n + 1));
+    WriteInt(w, "iterations", r.cg.iterations);
+    WriteDouble(w, "relative_residual", r.cg.relative_residual);
+    WriteDouble(w, "tol", r.input.tol);
+    WriteBool(w, "converged", r.cg.converged);
+    WriteDouble(w, "l2_error", r.l2_error);
+    WriteDouble(w, "max_error", r.max_error);
+    WriteDouble(w, "wall_time_s", r.wall_time_s);
+    WriteInt(w, "ranks", r.ranks);
+    WriteArray(w, "dims", r.dims, [](JsonWriter& a, int d) { a.Int(d); });
+    WriteArray(w, "hosts", r.hosts, [](JsonWriter& a, const std::string& h) {
+      a.String(h.data(), static_cast<rapidjson::SizeType>(h.size()));
+    });
+    WriteString(w, "initial_guess", InitialGuessName(r.input.initial_guess));
+    WriteOptString(w, "solution", r.solution_file.empty() ? std::nullopt : std::optional(r.solution_file));
+  });
 }
 
 std::string ProgressJson(int iteration, double relative_residual) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.StartObject();
-  w.Key("iteration");
-  w.Int(iteration);
-  w.Key("residual");
-  w.Double(relative_residual);
-  w.EndObject();
-  return buf.GetString();
+  return ObjectText([&](JsonWriter& w) {
+    WriteInt(w, "iteration", iteration);
+    WriteDouble(w, "residual", relative_residual);
+  });
 }
 
 }  // namespace scimesh::poisson

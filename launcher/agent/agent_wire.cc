@@ -156,8 +156,6 @@ void WriteOptString(JsonWriter& w, std::string_view key, const std::string& valu
   if (!value.empty()) WriteString(w, key, value);
 }
 
-std::string Line(const rapidjson::StringBuffer& buf) { return JsonText(buf) + "\n"; }
-
 }  // namespace
 
 std::string_view EventName(AgentEvent::Kind kind) {
@@ -200,38 +198,34 @@ Result<AgentCommand> ParseAgentCommand(std::string_view line) {
 }
 
 std::string AgentCommandLine(const AgentCommand& command) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  if (const auto* s = std::get_if<AgentStart>(&command)) {
-    WriteString(w, "op", "start");
-    WriteString(w, "id", s->id);
-    WriteStrings(w, "argv", s->argv);
-    if (!s->unset.empty()) WriteStrings(w, "unset", s->unset);
-    w.Key("env");
-    w.StartObject();
-    for (const auto& [k, v] : s->env) WriteString(w, k, v);
-    w.EndObject();
-    WriteOptString(w, "cwd", s->cwd);
-    WriteOptString(w, "stdout", s->stdout_path);
-    WriteOptString(w, "stderr", s->stderr_path);
-    w.Key("cpus");
-    w.StartArray();
-    for (int c : s->cpus) w.Int(c);
-    w.EndArray();
-  } else if (const auto* g = std::get_if<AgentSignal>(&command)) {
-    WriteString(w, "op", "signal");
-    WriteString(w, "id", g->id);
-    WriteInt(w, "signal", g->signal);
-  } else if (const auto* t = std::get_if<AgentStop>(&command)) {
-    WriteString(w, "op", "stop");
-    WriteString(w, "id", t->id);
-    WriteInt(w, "grace_ms", t->grace_ms);
-  } else {
-    WriteString(w, "op", "ping");
-  }
-  w.EndObject();
-  return Line(buf);
+  return ObjectText([&](JsonWriter& w) {
+    if (const auto* s = std::get_if<AgentStart>(&command)) {
+      WriteString(w, "op", "start");
+      WriteString(w, "id", s->id);
+      WriteStrings(w, "argv", s->argv);
+      if (!s->unset.empty()) WriteStrings(w, "unset", s->unset);
+      WriteObject(w, "env", [&](JsonWriter& ew) {
+        for (const auto& [k, v] : s->env) WriteString(ew, k, v);
+      });
+      WriteOptString(w, "cwd", s->cwd);
+      WriteOptString(w, "stdout", s->stdout_path);
+      WriteOptString(w, "stderr", s->stderr_path);
+      w.Key("cpus");
+      w.StartArray();
+      for (int c : s->cpus) w.Int(c);
+      w.EndArray();
+    } else if (const auto* g = std::get_if<AgentSignal>(&command)) {
+      WriteString(w, "op", "signal");
+      WriteString(w, "id", g->id);
+      WriteInt(w, "signal", g->signal);
+    } else if (const auto* t = std::get_if<AgentStop>(&command)) {
+      WriteString(w, "op", "stop");
+      WriteString(w, "id", t->id);
+      WriteInt(w, "grace_ms", t->grace_ms);
+    } else {
+      WriteString(w, "op", "ping");
+    }
+  }) + "\n";
 }
 
 Result<AgentEvent> ParseAgentEvent(std::string_view line) {
@@ -276,42 +270,38 @@ Result<AgentEvent> ParseAgentEvent(std::string_view line) {
 }
 
 std::string AgentEventLine(const AgentEvent& e) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "ev", EventName(e.kind));
-  using K = AgentEvent::Kind;
-  switch (e.kind) {
-    case K::kReady:
-      WriteString(w, "host", e.host);
-      WriteInt(w, "pid", e.pid);
-      WriteString(w, "version", e.version);
-      break;
-    case K::kStarted:
-      WriteString(w, "id", e.id);
-      WriteInt(w, "pid", e.pid);
-      break;
-    case K::kFailed:
-      WriteString(w, "id", e.id);
-      WriteString(w, "error", e.error);
-      break;
-    case K::kExited:
-      WriteString(w, "id", e.id);
-      WriteInt(w, "pid", e.pid);
-      w.Key("signaled");
-      w.Bool(e.signaled);
-      WriteInt(w, "code", e.code);
-      if (e.memory_limit_mib != 0) WriteInt(w, "memory_limit_mib", e.memory_limit_mib);
-      break;
-    case K::kPong:
-      break;
-    case K::kError:
-      WriteOptString(w, "id", e.id);
-      WriteString(w, "error", e.error);
-      break;
-  }
-  w.EndObject();
-  return Line(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "ev", EventName(e.kind));
+    using K = AgentEvent::Kind;
+    switch (e.kind) {
+      case K::kReady:
+        WriteString(w, "host", e.host);
+        WriteInt(w, "pid", e.pid);
+        WriteString(w, "version", e.version);
+        break;
+      case K::kStarted:
+        WriteString(w, "id", e.id);
+        WriteInt(w, "pid", e.pid);
+        break;
+      case K::kFailed:
+        WriteString(w, "id", e.id);
+        WriteString(w, "error", e.error);
+        break;
+      case K::kExited:
+        WriteString(w, "id", e.id);
+        WriteInt(w, "pid", e.pid);
+        WriteBool(w, "signaled", e.signaled);
+        WriteInt(w, "code", e.code);
+        if (e.memory_limit_mib != 0) WriteInt(w, "memory_limit_mib", e.memory_limit_mib);
+        break;
+      case K::kPong:
+        break;
+      case K::kError:
+        WriteOptString(w, "id", e.id);
+        WriteString(w, "error", e.error);
+        break;
+    }
+  }) + "\n";
 }
 
 // The shape of a SHA-256 digest on the wire: protocol/identifiers.h checks it.

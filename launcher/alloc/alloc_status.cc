@@ -65,22 +65,19 @@ std::string Row(const char* format, ...) {
 }  // namespace
 
 std::string StatusJson(const StatusHeader& h, const LoopState& state, const LoopSettings& settings) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "name", h.name);
-  WriteString(w, "url", h.url);
-  WriteInt(w, "pid", h.pid);
-  WriteString(w, "at", h.at);
-  WriteString(w, "line", state.line);
-  WriteString(w, "trouble", state.trouble);
-  WriteInt(w, "refusals_in_row", state.refusals_in_row);
-  WriteString(w, "last_refusal", state.last_refusal);
-  WriteInt(w, "paused_s", h.paused_s);
-  WriteGroups(w, state, settings);
-  WriteJobs(w, state);
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "name", h.name);
+    WriteString(w, "url", h.url);
+    WriteInt(w, "pid", h.pid);
+    WriteString(w, "at", h.at);
+    WriteString(w, "line", state.line);
+    WriteString(w, "trouble", state.trouble);
+    WriteInt(w, "refusals_in_row", state.refusals_in_row);
+    WriteString(w, "last_refusal", state.last_refusal);
+    WriteInt(w, "paused_s", h.paused_s);
+    WriteGroups(w, state, settings);
+    WriteJobs(w, state);
+  });
 }
 
 Result<std::string> StatusTable(std::string_view json, bool running) {

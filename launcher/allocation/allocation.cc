@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "launcher/allocation/command_output.h"
-#include "launcher/allocation/index_list.h"
+#include "protocol/util/index_list.h"
 #include "launcher/allocation/slurm_env.h"
 
 namespace scimesh::launcher {

@@ -4,7 +4,7 @@
 #include <ctime>
 #include <set>
 
-#include "launcher/allocation/index_list.h"
+#include "protocol/util/index_list.h"
 
 namespace scimesh::launcher {
 namespace {

@@ -2,8 +2,6 @@
 #include "launcher/definitions/step_commands.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,13 +14,6 @@
 
 namespace scimesh::launcher {
 namespace {
-
-std::string Compact(const rapidjson::Value& v) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  v.Accept(w);
-  return std::string(buf.GetString(), buf.GetSize());
-}
 
 // The fields every command of a step has: argv, env, shell. `path` names the
 // object ("workflows[0].steps[1].run", "...run.setup").
@@ -152,7 +143,7 @@ Result<StepCommands> StepCommands::Parse(std::string_view json, const std::strin
     }
   }
   const std::string envelope = R"({"worker_id":"definitions-file","host":"localhost","version":"0",)"
-                               R"("concurrency":1,"definitions":)" + Compact(workflows) + "}";
+                               R"("concurrency":1,"definitions":)" + ToJsonText(workflows) + "}";
   auto parsed = ParseRegisterRequest(envelope);
   if (!parsed.ok()) return InFileTerms(parsed.status(), one_workflow);
   out.definitions_ = std::move(parsed->definitions);

@@ -1,9 +1,6 @@
 // The claim's `free` field and `max`, from the placer's free capacity and the time left.
 #include "launcher/placement/capacity.h"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <algorithm>
 
 namespace scimesh::launcher {
@@ -24,29 +21,6 @@ ClaimCapacity ComputeClaimCapacity(const std::vector<NodeFree>& nodes, std::opti
   if (out.free.walltime_s < 1) max = 0;
   out.max = static_cast<int>(std::max<long long>(0, max));
   return out;
-}
-
-std::string FreeCapacityJson(const FreeCapacity& free) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  w.StartObject();
-  w.Key("nodes");
-  w.StartArray();
-  for (const FreeNode& n : free.nodes) {
-    w.StartObject();
-    w.Key("name");
-    w.String(n.name.c_str(), static_cast<rapidjson::SizeType>(n.name.size()));
-    w.Key("cpus");
-    w.Int64(n.cpus);
-    w.Key("gpus");
-    w.Int64(n.gpus);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("walltime_s");
-  w.Int64(free.walltime_s);
-  w.EndObject();
-  return buffer.GetString();
 }
 
 }  // namespace scimesh::launcher

@@ -44,8 +44,4 @@ struct ClaimCapacity {
 ClaimCapacity ComputeClaimCapacity(const std::vector<NodeFree>& nodes, std::optional<std::chrono::seconds> time_left,
                                    size_t held, const ClaimPolicy& policy);
 
-// The `free` object as JSON: {"nodes":[{"name":"n1","cpus":2,"gpus":0}],"walltime_s":3480}.
-// For the events file and logs; the claim itself is written by the client library.
-std::string FreeCapacityJson(const FreeCapacity& free);
-
 }  // namespace scimesh::launcher

@@ -20,8 +20,8 @@ TEST(CapacityTest, FreeListsNodesWithAFreeCpuAndWalltimeMinusMargin) {
   EXPECT_EQ(c.free.nodes[1].gpus, 2);
   EXPECT_EQ(c.free.walltime_s, 3480);
   EXPECT_EQ(c.max, 5);
-  EXPECT_EQ(FreeCapacityJson(c.free),
-            R"({"nodes":[{"name":"n1","cpus":2,"gpus":0},{"name":"n3","cpus":3,"gpus":2}],"walltime_s":3480})");
+  EXPECT_EQ(c.free.nodes[1].name, "n3");
+  EXPECT_EQ(c.free.nodes[1].cpus, 3);
 }
 
 TEST(CapacityTest, MaxIsBoundedByCpusConcurrencyAndTheProtocol) {

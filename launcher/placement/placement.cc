@@ -8,7 +8,7 @@
 #include <set>
 #include <tuple>
 
-#include "launcher/allocation/index_list.h"
+#include "protocol/util/index_list.h"
 #include "protocol/attempt/placement_file.h"
 
 namespace scimesh::launcher {

@@ -32,15 +32,12 @@ Result<FailureFile> ParseFields(const rapidjson::Value& doc) {
 }  // namespace
 
 std::string SerializeFailureFile(const FailureFile& file) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "class", FailClassName(file.failure_class));
-  WriteString(w, "message", SanitizeFailMessage(file.message));
-  WriteInt(w, "rank", file.rank);
-  WriteString(w, "host", TruncateUtf8(file.host, kMaxHostBytes));
-  w.EndObject();
-  return JsonText(buf) + "\n";
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "class", FailClassName(file.failure_class));
+    WriteString(w, "message", SanitizeFailMessage(file.message));
+    WriteInt(w, "rank", file.rank);
+    WriteString(w, "host", TruncateUtf8(file.host, kMaxHostBytes));
+  }) + "\n";
 }
 
 Result<FailureFile> ParseFailureFile(std::string_view json) {

@@ -9,6 +9,7 @@
 
 #include "protocol/attempt/attempt_files.h"
 #include "protocol/util/atomic_file.h"
+#include "protocol/util/enum_names.h"
 #include "protocol/util/json_io.h"
 
 namespace scimesh {
@@ -30,53 +31,41 @@ Result<LeaseState> ParseStateText(std::string_view text) {
 
 }  // namespace
 
-std::string_view LeaseHoldName(LeaseHold hold) {
-  switch (hold) {
-    case LeaseHold::kHeld: return "held";
-    case LeaseHold::kLost: return "lost";
-    case LeaseHold::kDone: return "done";
-  }
-  return "unknown";
-}
+constexpr EnumNames<LeaseHold, 3> kHolds{{
+    {LeaseHold::kHeld, "held"},
+    {LeaseHold::kLost, "lost"},
+    {LeaseHold::kDone, "done"},
+}};
 
-std::string_view LeaseHolderName(LeaseHolder holder) {
-  switch (holder) {
-    case LeaseHolder::kWorker: return "worker";
-    case LeaseHolder::kLauncher: return "launcher";
-    case LeaseHolder::kRank0: return "rank0";
-  }
-  return "unknown";
-}
+constexpr EnumNames<LeaseHolder, 3> kHolders{{
+    {LeaseHolder::kWorker, "worker"},
+    {LeaseHolder::kLauncher, "launcher"},
+    {LeaseHolder::kRank0, "rank0"},
+}};
 
-std::optional<LeaseHolder> ParseLeaseHolder(std::string_view name) {
-  for (auto h : {LeaseHolder::kWorker, LeaseHolder::kLauncher, LeaseHolder::kRank0}) {
-    if (LeaseHolderName(h) == name) return h;
-  }
-  return std::nullopt;
-}
+std::string_view LeaseHoldName(LeaseHold hold) { return NameOf(kHolds, hold); }
+std::string_view LeaseHolderName(LeaseHolder holder) { return NameOf(kHolders, holder); }
+std::optional<LeaseHolder> ParseLeaseHolder(std::string_view name) { return ValueOf(kHolders, name); }
 
 std::string SerializeLeaseState(const LeaseState& s) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "lease_id", s.lease_id);
-  WriteInt(w, "attempt", s.attempt);
-  WriteString(w, "holder", LeaseHolderName(s.holder));
-  WriteString(w, "host", s.host);
-  WriteInt(w, "pid", s.pid);
-  WriteString(w, "state", LeaseHoldName(s.state));
-  w.Key("reason");
-  if (s.reason) {
-    auto name = CancelReasonName(*s.reason);
-    w.String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
-  } else {
-    w.Null();
-  }
-  WriteInt(w, "seq", s.seq);
-  WriteInt(w, "deadline_mono_ms", s.deadline_mono_ms);
-  WriteString(w, "lease_expires_at", s.lease_expires_at);
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "lease_id", s.lease_id);
+    WriteInt(w, "attempt", s.attempt);
+    WriteString(w, "holder", LeaseHolderName(s.holder));
+    WriteString(w, "host", s.host);
+    WriteInt(w, "pid", s.pid);
+    WriteString(w, "state", LeaseHoldName(s.state));
+    w.Key("reason");
+    if (s.reason) {
+      auto name = CancelReasonName(*s.reason);
+      w.String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
+    } else {
+      w.Null();
+    }
+    WriteInt(w, "seq", s.seq);
+    WriteInt(w, "deadline_mono_ms", s.deadline_mono_ms);
+    WriteString(w, "lease_expires_at", s.lease_expires_at);
+  });
 }
 
 Result<LeaseState> ParseLeaseState(std::string_view json) {
@@ -92,10 +81,9 @@ Result<LeaseState> ParseLeaseState(std::string_view json) {
   SCIMESH_ASSIGN_OR_RETURN(s.host, o.String("host"));
   SCIMESH_ASSIGN_OR_RETURN(s.pid, o.Int("pid"));
   SCIMESH_ASSIGN_OR_RETURN(std::string state, o.String("state"));
-  if (state == "held") s.state = LeaseHold::kHeld;
-  else if (state == "lost") s.state = LeaseHold::kLost;
-  else if (state == "done") s.state = LeaseHold::kDone;
-  else return Status::InvalidArgument("state: unknown '" + state.substr(0, 32) + "'");
+  auto hold = ValueOf(kHolds, state);
+  if (!hold) return Status::InvalidArgument("state: unknown '" + state.substr(0, 32) + "'");
+  s.state = *hold;
   SCIMESH_ASSIGN_OR_RETURN(auto reason, o.OptString("reason"));
   if (reason) {
     s.reason = ParseLossReason(*reason);

@@ -40,23 +40,17 @@ const PlacementFile::Rank* PlacementFile::Find(int rank) const {
 }
 
 std::string SerializePlacementFile(const PlacementFile& file) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  w.Key("ranks");
-  w.StartArray();
-  for (const auto& r : file.ranks) {
-    w.StartObject();
-    WriteInt(w, "rank", r.rank);
-    WriteString(w, "node", r.node);
-    WriteList(w, "cpus", r.cpus);
-    WriteList(w, "gpus", r.gpus);
-    WriteList(w, "numa", r.numa);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteArray(w, "ranks", file.ranks, [](JsonWriter& rw, const PlacementFile::Rank& r) {
+      rw.StartObject();
+      WriteInt(rw, "rank", r.rank);
+      WriteString(rw, "node", r.node);
+      WriteList(rw, "cpus", r.cpus);
+      WriteList(rw, "gpus", r.gpus);
+      WriteList(rw, "numa", r.numa);
+      rw.EndObject();
+    });
+  });
 }
 
 Result<PlacementFile> ParsePlacementFile(std::string_view json) {

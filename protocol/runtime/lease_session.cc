@@ -16,19 +16,16 @@ namespace {
 std::shared_ptr<spdlog::logger> Log() { return log::For("worker"); }
 
 std::string UsageJson(const std::map<std::string, double>& usage, double wall_s) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  if (usage.find("wall_s") == usage.end()) {
-    w.Key("wall_s");
-    w.Double(wall_s);
-  }
-  for (const auto& [key, value] : usage) {
-    w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
-    w.Double(value);
-  }
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    if (usage.find("wall_s") == usage.end()) {
+      w.Key("wall_s");
+      w.Double(wall_s);
+    }
+    for (const auto& [key, value] : usage) {
+      w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+      w.Double(value);
+    }
+  });
 }
 
 }  // namespace

@@ -203,6 +203,28 @@ void WriteInt(JsonWriter& w, std::string_view key, int64_t value) {
   w.Int64(value);
 }
 
+void WriteBool(JsonWriter& w, std::string_view key, bool value) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  w.Bool(value);
+}
+
+void WriteDouble(JsonWriter& w, std::string_view key, double value) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  w.Double(value);
+}
+
+void WriteOptDouble(JsonWriter& w, std::string_view key, std::optional<double> value) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  if (value) w.Double(*value);
+  else w.Null();
+}
+
+void WriteOptInt(JsonWriter& w, std::string_view key, std::optional<int64_t> value) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  if (value) w.Int64(*value);
+  else w.Null();
+}
+
 std::string ElementPath(std::string_view array_path, size_t index) {
   return std::string(array_path) + "[" + std::to_string(index) + "]";
 }
@@ -240,11 +262,21 @@ Result<std::string> JsonObject::String(const char* name) const {
   return std::string((*v)->GetString(), (*v)->GetStringLength());
 }
 
+namespace {
+
+// A field read that is absent or null as nullopt, else `read()`'s value or error.
+template <typename T, typename Read>
+Result<std::optional<T>> Optional(bool present, Read&& read) {
+  if (!present) return std::optional<T>();
+  Result<T> value = read();
+  if (!value.ok()) return value.status();
+  return std::optional<T>(std::move(*value));
+}
+
+}  // namespace
+
 Result<std::optional<std::string>> JsonObject::OptString(const char* name) const {
-  if (!Has(name)) return std::optional<std::string>();
-  auto s = String(name);
-  if (!s.ok()) return s.status();
-  return std::optional<std::string>(std::move(*s));
+  return Optional<std::string>(Has(name), [&] { return String(name); });
 }
 
 Result<int64_t> JsonObject::Int(const char* name) const {
@@ -257,10 +289,7 @@ Result<int64_t> JsonObject::Int(const char* name) const {
 }
 
 Result<std::optional<int64_t>> JsonObject::OptInt(const char* name) const {
-  if (!Has(name)) return std::optional<int64_t>();
-  auto i = Int(name);
-  if (!i.ok()) return i.status();
-  return std::optional<int64_t>(*i);
+  return Optional<int64_t>(Has(name), [&] { return Int(name); });
 }
 
 Result<int64_t> JsonObject::IntIn(const char* name, int64_t min, int64_t max) const {
@@ -273,10 +302,7 @@ Result<int64_t> JsonObject::IntIn(const char* name, int64_t min, int64_t max) co
 }
 
 Result<std::optional<int64_t>> JsonObject::OptIntIn(const char* name, int64_t min, int64_t max) const {
-  if (!Has(name)) return std::optional<int64_t>();
-  auto i = IntIn(name, min, max);
-  if (!i.ok()) return i.status();
-  return std::optional<int64_t>(*i);
+  return Optional<int64_t>(Has(name), [&] { return IntIn(name, min, max); });
 }
 
 Result<std::string> JsonObject::StringIn(const char* name, size_t min, size_t max) const {
@@ -288,10 +314,7 @@ Result<std::string> JsonObject::StringIn(const char* name, size_t min, size_t ma
 }
 
 Result<std::optional<std::string>> JsonObject::OptStringIn(const char* name, size_t min, size_t max) const {
-  if (!Has(name)) return std::optional<std::string>();
-  auto s = StringIn(name, min, max);
-  if (!s.ok()) return s.status();
-  return std::optional<std::string>(std::move(*s));
+  return Optional<std::string>(Has(name), [&] { return StringIn(name, min, max); });
 }
 
 Result<bool> JsonObject::Bool(const char* name) const {

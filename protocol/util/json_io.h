@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -82,6 +84,44 @@ void WriteInt(JsonWriter& w, std::string_view key, int64_t value);
 void WriteRaw(JsonWriter& w, std::string_view key, std::string_view json_text);
 // A string member, or null when `value` is empty.
 void WriteOptString(JsonWriter& w, std::string_view key, const std::optional<std::string>& value);
+void WriteBool(JsonWriter& w, std::string_view key, bool value);
+void WriteDouble(JsonWriter& w, std::string_view key, double value);
+// A number member, or null when `value` is empty.
+void WriteOptDouble(JsonWriter& w, std::string_view key, std::optional<double> value);
+// An integer member, or null when `value` is empty.
+void WriteOptInt(JsonWriter& w, std::string_view key, std::optional<int64_t> value);
+
+// The compact text of one JSON object whose members `members(w)` writes.
+template <typename Members>
+std::string ObjectText(Members&& members) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  members(w);
+  w.EndObject();
+  return JsonText(buf);
+}
+
+// A member `key` whose value is an object with the members `members(w)` writes.
+template <typename Members>
+void WriteObject(JsonWriter& w, std::string_view key, Members&& members) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  w.StartObject();
+  members(w);
+  w.EndObject();
+}
+
+// A member `key` holding an array of `items`, each written by `item(w, x)`.
+template <typename Items, typename Item>
+void WriteArray(JsonWriter& w, std::string_view key, const Items& items, Item&& item) {
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  w.StartArray();
+  for (const auto& x : items) item(w, x);
+  w.EndArray();
+}
+
+// Element path: "leases" + 2 → "leases[2]".
+std::string ElementPath(std::string_view array_path, size_t index);
 
 // A read-only view of a JSON object with the path used in error messages
 // ("leases[0].input_artifacts[1]"). Does not own the value. Every failure is
@@ -117,6 +157,21 @@ class JsonObject {
   std::optional<std::string> OptRaw(const char* name) const;
   // Present, an object, as compact text.
   Result<std::string> RawObject(const char* name) const;
+  // Array `name` of at most `max` objects, each read by `read(element)` (a
+  // Result<T>, the element's path "name[i]") and appended to `*out`.
+  template <typename T, typename Read>
+  Status Objects(const char* name, size_t max, std::vector<T>* out, Read&& read) const {
+    auto array = ArrayIn(name, 0, max);
+    if (!array.ok()) return array.status();
+    for (rapidjson::SizeType i = 0; i < (*array)->Size(); ++i) {
+      auto element = Of((**array)[i], ElementPath(FieldPath(name), i));
+      if (!element.ok()) return element.status();
+      auto item = read(*element);
+      if (!item.ok()) return item.status();
+      out->push_back(std::move(*item));
+    }
+    return Status::Ok();
+  }
 
  private:
   JsonObject(const rapidjson::Value& v, std::string path) : v_(&v), path_(std::move(path)) {}
@@ -127,7 +182,17 @@ class JsonObject {
   std::string path_;
 };
 
-// Element path: "leases" + 2 → "leases[2]".
-std::string ElementPath(std::string_view array_path, size_t index);
+
+// Parses `text` as one JSON object (refusals as ParseJson's; the object's
+// path is "") and returns what `read(object)` returns, a Result.
+template <typename Read>
+auto ReadObjectText(std::string_view text, std::string_view what, const JsonLimits& limits, Read&& read)
+    -> decltype(read(std::declval<const JsonObject&>())) {
+  auto doc = ParseJson(text, what, limits);
+  if (!doc.ok()) return doc.status();
+  auto object = JsonObject::Of(*doc, "");
+  if (!object.ok()) return object.status();
+  return read(*object);
+}
 
 }  // namespace scimesh

@@ -9,16 +9,6 @@
 namespace scimesh {
 namespace {
 
-void WriteArtifact(JsonWriter& w, const ArtifactRef& a) {
-  w.StartObject();
-  WriteString(w, "name", a.name);
-  WriteString(w, "uri", a.uri);
-  WriteString(w, "sha256", a.sha256);
-  WriteInt(w, "size", a.size);
-  WriteString(w, "media_type", a.media_type);
-  w.EndObject();
-}
-
 // worker_id and attempt of every lease call, by the coordinator's rules.
 Status ReadWho(const JsonObject& o, std::string& worker_id, int64_t& attempt) {
   SCIMESH_ASSIGN_OR_RETURN(worker_id, o.String("worker_id"));
@@ -27,7 +17,18 @@ Status ReadWho(const JsonObject& o, std::string& worker_id, int64_t& attempt) {
   return Status::Ok();
 }
 
+void WriteWho(JsonWriter& w, const std::string& worker_id, int64_t attempt) {
+  WriteString(w, "worker_id", worker_id);
+  WriteInt(w, "attempt", attempt);
+}
+
 }  // namespace
+
+Result<std::string> IdentifierFrom(const JsonObject& o, const char* name) {
+  SCIMESH_ASSIGN_OR_RETURN(std::string value, o.String(name));
+  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(value, o.FieldPath(name)));
+  return value;
+}
 
 Result<ArtifactRef> ArtifactRefFrom(const JsonObject& o) {
   ArtifactRef a;
@@ -41,208 +42,173 @@ Result<ArtifactRef> ArtifactRefFrom(const JsonObject& o) {
   return a;
 }
 
-void WriteArtifactRef(JsonWriter& w, const ArtifactRef& a) { WriteArtifact(w, a); }
+void WriteArtifactMembers(JsonWriter& w, const ArtifactRef& a) {
+  WriteString(w, "name", a.name);
+  WriteString(w, "uri", a.uri);
+  WriteString(w, "sha256", a.sha256);
+  WriteInt(w, "size", a.size);
+  WriteString(w, "media_type", a.media_type);
+}
+
+void WriteArtifactRef(JsonWriter& w, const ArtifactRef& a) {
+  w.StartObject();
+  WriteArtifactMembers(w, a);
+  w.EndObject();
+}
 
 std::string SerializeBeatRequest(const BeatRequest& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "worker_id", r.worker_id);
-  WriteInt(w, "attempt", r.attempt);
-  if (r.progress_json) {
-    WriteRaw(w, "progress", *r.progress_json);
-  }
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteWho(w, r.worker_id, r.attempt);
+    if (r.progress_json) WriteRaw(w, "progress", *r.progress_json);
+  });
 }
 
 Result<BeatRequest> ParseBeatRequest(std::string_view json, const JsonLimits& limits) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "lease call", limits));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  BeatRequest r;
-  SCIMESH_RETURN_IF_ERROR(ReadWho(o, r.worker_id, r.attempt));
-  if (o.Has("progress")) r.progress_json = o.OptRaw("progress");
-  if (r.progress_json && r.progress_json->size() > kMaxProgressBytes) {
-    return Status::InvalidField(o.FieldPath("progress"), "is larger than 4 KiB serialized");
-  }
-  return r;
+  return ReadObjectText(json, "lease call", limits, [](const JsonObject& o) -> Result<BeatRequest> {
+    BeatRequest r;
+    SCIMESH_RETURN_IF_ERROR(ReadWho(o, r.worker_id, r.attempt));
+    if (o.Has("progress")) r.progress_json = o.OptRaw("progress");
+    if (r.progress_json && r.progress_json->size() > kMaxProgressBytes) {
+      return Status::InvalidField(o.FieldPath("progress"), "is larger than 4 KiB serialized");
+    }
+    return r;
+  });
 }
 
 std::string SerializeExtendResponse(const ExtendResponse& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "lease_expires_at", r.lease_expires_at);
-  WriteInt(w, "lease_ttl_ms", r.lease_ttl_ms);
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "lease_expires_at", r.lease_expires_at);
+    WriteInt(w, "lease_ttl_ms", r.lease_ttl_ms);
+  });
 }
 
 Result<ExtendResponse> ParseExtendResponse(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "lease extension"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  ExtendResponse r;
-  SCIMESH_ASSIGN_OR_RETURN(r.lease_expires_at, o.String("lease_expires_at"));
-  SCIMESH_ASSIGN_OR_RETURN(r.lease_ttl_ms, o.Int("lease_ttl_ms"));
-  if (r.lease_ttl_ms < 1) return Status::InvalidArgument("lease_ttl_ms: must be positive");
-  return r;
+  return ReadObjectText(json, "lease extension", {}, [](const JsonObject& o) -> Result<ExtendResponse> {
+    ExtendResponse r;
+    SCIMESH_ASSIGN_OR_RETURN(r.lease_expires_at, o.String("lease_expires_at"));
+    SCIMESH_ASSIGN_OR_RETURN(r.lease_ttl_ms, o.Int("lease_ttl_ms"));
+    if (r.lease_ttl_ms < 1) return Status::InvalidArgument("lease_ttl_ms: must be positive");
+    return r;
+  });
 }
 
 std::string SerializeCompleteRequest(const CompleteRequest& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "worker_id", r.worker_id);
-  WriteInt(w, "attempt", r.attempt);
-  WriteRaw(w, "output", r.output_json);
-  if (r.state_patch_json) {
-    WriteRaw(w, "state_patch", *r.state_patch_json);
-  }
-  if (r.usage_json) {
-    WriteRaw(w, "usage", *r.usage_json);
-  }
-  w.Key("artifacts");
-  w.StartArray();
-  for (const auto& a : r.artifacts) WriteArtifact(w, a);
-  w.EndArray();
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteWho(w, r.worker_id, r.attempt);
+    WriteRaw(w, "output", r.output_json);
+    if (r.state_patch_json) WriteRaw(w, "state_patch", *r.state_patch_json);
+    if (r.usage_json) WriteRaw(w, "usage", *r.usage_json);
+    WriteArray(w, "artifacts", r.artifacts, WriteArtifactRef);
+  });
 }
 
 Result<CompleteRequest> ParseCompleteRequest(std::string_view json, const JsonLimits& limits) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "complete request", limits));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  CompleteRequest r;
-  SCIMESH_RETURN_IF_ERROR(ReadWho(o, r.worker_id, r.attempt));
-  SCIMESH_ASSIGN_OR_RETURN(r.output_json, o.RawObject("output"));
-  if (o.Has("state_patch")) {
-    SCIMESH_ASSIGN_OR_RETURN(r.state_patch_json, o.RawObject("state_patch"));
-  }
-  if (o.Has("usage")) {
-    SCIMESH_ASSIGN_OR_RETURN(r.usage_json, o.RawObject("usage"));
-  }
-  if (o.Has("artifacts")) {
-    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* arts, o.ArrayIn("artifacts", 0, kMaxArtifacts));
-    for (rapidjson::SizeType i = 0; i < arts->Size(); ++i) {
-      SCIMESH_ASSIGN_OR_RETURN(JsonObject a, JsonObject::Of((*arts)[i], ElementPath("artifacts", i)));
-      SCIMESH_ASSIGN_OR_RETURN(ArtifactRef ref, ArtifactRefFrom(a));
-      r.artifacts.push_back(std::move(ref));
+  return ReadObjectText(json, "complete request", limits, [](const JsonObject& o) -> Result<CompleteRequest> {
+    CompleteRequest r;
+    SCIMESH_RETURN_IF_ERROR(ReadWho(o, r.worker_id, r.attempt));
+    SCIMESH_ASSIGN_OR_RETURN(r.output_json, o.RawObject("output"));
+    if (o.Has("state_patch")) {
+      SCIMESH_ASSIGN_OR_RETURN(r.state_patch_json, o.RawObject("state_patch"));
     }
-  }
-  return r;
+    if (o.Has("usage")) {
+      SCIMESH_ASSIGN_OR_RETURN(r.usage_json, o.RawObject("usage"));
+    }
+    if (o.Has("artifacts")) {
+      SCIMESH_RETURN_IF_ERROR(o.Objects("artifacts", kMaxArtifacts, &r.artifacts, ArtifactRefFrom));
+    }
+    return r;
+  });
 }
 
 std::string SerializeCompleteResponse(const CompleteResponse& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "outcome", r.outcome);
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) { WriteString(w, "outcome", r.outcome); });
 }
 
 Result<CompleteResponse> ParseCompleteResponse(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "complete response"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  CompleteResponse r;
-  SCIMESH_ASSIGN_OR_RETURN(r.outcome, o.String("outcome"));
-  return r;
+  return ReadObjectText(json, "complete response", {}, [](const JsonObject& o) -> Result<CompleteResponse> {
+    CompleteResponse r;
+    SCIMESH_ASSIGN_OR_RETURN(r.outcome, o.String("outcome"));
+    return r;
+  });
 }
 
 std::string SerializeFailRequest(const FailRequest& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "worker_id", r.worker_id);
-  WriteInt(w, "attempt", r.attempt);
-  w.Key("error");
-  w.StartObject();
-  WriteString(w, "class", FailClassName(r.error_class));
-  WriteString(w, "message", r.message);
-  w.EndObject();
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteWho(w, r.worker_id, r.attempt);
+    WriteObject(w, "error", [&](JsonWriter& e) {
+      WriteString(e, "class", FailClassName(r.error_class));
+      WriteString(e, "message", r.message);
+    });
+  });
 }
 
 Result<FailRequest> ParseFailRequest(std::string_view json, const JsonLimits& limits) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "fail request", limits));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  FailRequest r;
-  SCIMESH_RETURN_IF_ERROR(ReadWho(o, r.worker_id, r.attempt));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject e, o.Object("error"));
-  SCIMESH_ASSIGN_OR_RETURN(std::string cls, e.String("class"));
-  auto c = ParseFailClass(cls);
-  if (!c) {
-    return Status::InvalidField(e.FieldPath("class"),
-                                "must be one of retryable, timeout, cancelled, node_failure, invalid_output, "
-                                "input_checksum, fatal, unservable, preempted");
-  }
-  r.error_class = *c;
-  SCIMESH_ASSIGN_OR_RETURN(std::string message, e.String("message"));
-  // Cut, not refused (docs/protocol.md "Limits").
-  r.message = TruncateUtf8(message, kMaxErrorMessageBytes);
-  return r;
+  return ReadObjectText(json, "fail request", limits, [](const JsonObject& o) -> Result<FailRequest> {
+    FailRequest r;
+    SCIMESH_RETURN_IF_ERROR(ReadWho(o, r.worker_id, r.attempt));
+    SCIMESH_ASSIGN_OR_RETURN(JsonObject e, o.Object("error"));
+    SCIMESH_ASSIGN_OR_RETURN(std::string cls, e.String("class"));
+    auto c = ParseFailClass(cls);
+    if (!c) {
+      return Status::InvalidField(e.FieldPath("class"),
+                                  "must be one of retryable, timeout, cancelled, node_failure, invalid_output, "
+                                  "input_checksum, fatal, unservable, preempted");
+    }
+    r.error_class = *c;
+    SCIMESH_ASSIGN_OR_RETURN(std::string message, e.String("message"));
+    // Cut, not refused (docs/protocol.md "Limits").
+    r.message = TruncateUtf8(message, kMaxErrorMessageBytes);
+    return r;
+  });
 }
 
 std::string SerializeFailResponse(const FailResponse& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "outcome", r.outcome);
-  w.Key("requeued");
-  w.Bool(r.requeued);
-  if (r.next_attempt_not_before) WriteString(w, "next_attempt_not_before", *r.next_attempt_not_before);
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "outcome", r.outcome);
+    WriteBool(w, "requeued", r.requeued);
+    if (r.next_attempt_not_before) WriteString(w, "next_attempt_not_before", *r.next_attempt_not_before);
+  });
 }
 
 Result<FailResponse> ParseFailResponse(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "fail response"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  FailResponse r;
-  SCIMESH_ASSIGN_OR_RETURN(r.outcome, o.String("outcome"));
-  SCIMESH_ASSIGN_OR_RETURN(r.requeued, o.Bool("requeued"));
-  SCIMESH_ASSIGN_OR_RETURN(r.next_attempt_not_before, o.OptString("next_attempt_not_before"));
-  return r;
+  return ReadObjectText(json, "fail response", {}, [](const JsonObject& o) -> Result<FailResponse> {
+    FailResponse r;
+    SCIMESH_ASSIGN_OR_RETURN(r.outcome, o.String("outcome"));
+    SCIMESH_ASSIGN_OR_RETURN(r.requeued, o.Bool("requeued"));
+    SCIMESH_ASSIGN_OR_RETURN(r.next_attempt_not_before, o.OptString("next_attempt_not_before"));
+    return r;
+  });
 }
 
 std::string SerializeArtifactRef(const ArtifactRef& a) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  WriteArtifact(w, a);
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) { WriteArtifactMembers(w, a); });
 }
 
 Result<ArtifactRef> ParseArtifactRef(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "artifact"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  return ArtifactRefFrom(o);
+  return ReadObjectText(json, "artifact", {}, ArtifactRefFrom);
 }
 
 std::string SerializeErrorBody(const ErrorBody& e) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "error", e.error);
-  if (e.reason) WriteString(w, "reason", *e.reason);
-  if (e.outcome) WriteString(w, "outcome", *e.outcome);
-  if (e.field) WriteString(w, "field", *e.field);
-  WriteString(w, "message", e.message);
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "error", e.error);
+    if (e.reason) WriteString(w, "reason", *e.reason);
+    if (e.outcome) WriteString(w, "outcome", *e.outcome);
+    if (e.field) WriteString(w, "field", *e.field);
+    WriteString(w, "message", e.message);
+  });
 }
 
 Result<ErrorBody> ParseErrorBody(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "error body"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  ErrorBody e;
-  SCIMESH_ASSIGN_OR_RETURN(e.error, o.String("error"));
-  SCIMESH_ASSIGN_OR_RETURN(auto message, o.OptString("message"));
-  e.message = message.value_or("");
-  SCIMESH_ASSIGN_OR_RETURN(e.field, o.OptString("field"));
-  SCIMESH_ASSIGN_OR_RETURN(e.reason, o.OptString("reason"));
-  SCIMESH_ASSIGN_OR_RETURN(e.outcome, o.OptString("outcome"));
-  return e;
+  return ReadObjectText(json, "error body", {}, [](const JsonObject& o) -> Result<ErrorBody> {
+    ErrorBody e;
+    SCIMESH_ASSIGN_OR_RETURN(e.error, o.String("error"));
+    SCIMESH_ASSIGN_OR_RETURN(auto message, o.OptString("message"));
+    e.message = message.value_or("");
+    SCIMESH_ASSIGN_OR_RETURN(e.field, o.OptString("field"));
+    SCIMESH_ASSIGN_OR_RETURN(e.reason, o.OptString("reason"));
+    SCIMESH_ASSIGN_OR_RETURN(e.outcome, o.OptString("outcome"));
+    return e;
+  });
 }
 
 }  // namespace scimesh

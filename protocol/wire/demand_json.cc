@@ -22,20 +22,16 @@ void WriteGroup(JsonWriter& w, const DemandGroup& g) {
   WriteInt(w, "waiting", g.waiting);
   WriteInt(w, "running", g.running);
   WriteInt(w, "live_workers", g.live_workers);
-  w.Key("claimable_by_live_workers");
-  g.claimable_by_live_workers ? w.Int64(*g.claimable_by_live_workers) : w.Null();
+  WriteOptInt(w, "claimable_by_live_workers", g.claimable_by_live_workers);
   WriteUnfittable(w, g.unfittable);
   w.EndObject();
 }
 
 Result<DemandGroup> GroupFrom(const JsonObject& o) {
   DemandGroup g;
-  SCIMESH_ASSIGN_OR_RETURN(g.workflow, o.String("workflow"));
-  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(g.workflow, o.FieldPath("workflow")));
-  SCIMESH_ASSIGN_OR_RETURN(g.version, o.String("version"));
-  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(g.version, o.FieldPath("version")));
-  SCIMESH_ASSIGN_OR_RETURN(g.step_id, o.String("step_id"));
-  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(g.step_id, o.FieldPath("step_id")));
+  SCIMESH_ASSIGN_OR_RETURN(g.workflow, IdentifierFrom(o, "workflow"));
+  SCIMESH_ASSIGN_OR_RETURN(g.version, IdentifierFrom(o, "version"));
+  SCIMESH_ASSIGN_OR_RETURN(g.step_id, IdentifierFrom(o, "step_id"));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject resources, o.Object("resources"));
   SCIMESH_ASSIGN_OR_RETURN(g.resources, StepResourcesFrom(resources));
   SCIMESH_ASSIGN_OR_RETURN(g.walltime_s, o.IntIn("walltime_s", 1, kMaxStepWalltimeS));
@@ -52,33 +48,21 @@ Result<DemandGroup> GroupFrom(const JsonObject& o) {
 }  // namespace
 
 std::string SerializeQueuedDemand(const QueuedDemand& d) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  w.Key("groups");
-  w.StartArray();
-  for (const DemandGroup& g : d.groups) WriteGroup(w, g);
-  w.EndArray();
-  w.Key("more");
-  w.Bool(d.more);
-  WriteString(w, "at", d.at);
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteArray(w, "groups", d.groups, WriteGroup);
+    WriteBool(w, "more", d.more);
+    WriteString(w, "at", d.at);
+  });
 }
 
 Result<QueuedDemand> ParseQueuedDemand(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "demand"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  QueuedDemand d;
-  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* groups, o.ArrayIn("groups", 0, kMaxDemandGroups));
-  for (rapidjson::SizeType i = 0; i < groups->Size(); ++i) {
-    SCIMESH_ASSIGN_OR_RETURN(JsonObject go, JsonObject::Of((*groups)[i], ElementPath("groups", i)));
-    SCIMESH_ASSIGN_OR_RETURN(DemandGroup g, GroupFrom(go));
-    d.groups.push_back(std::move(g));
-  }
-  SCIMESH_ASSIGN_OR_RETURN(d.more, o.Bool("more"));
-  SCIMESH_ASSIGN_OR_RETURN(d.at, o.String("at"));
-  return d;
+  return ReadObjectText(json, "demand", {}, [](const JsonObject& o) -> Result<QueuedDemand> {
+    QueuedDemand d;
+    SCIMESH_RETURN_IF_ERROR(o.Objects("groups", kMaxDemandGroups, &d.groups, GroupFrom));
+    SCIMESH_ASSIGN_OR_RETURN(d.more, o.Bool("more"));
+    SCIMESH_ASSIGN_OR_RETURN(d.at, o.String("at"));
+    return d;
+  });
 }
 
 }  // namespace scimesh

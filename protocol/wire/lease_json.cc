@@ -29,24 +29,16 @@ void WriteLease(JsonWriter& w, const Lease& l, std::optional<std::string_view> c
   w.Key("resources");
   WriteResources(w, l.resources);
   WriteInt(w, "walltime_s", l.walltime_s);
-  w.Key("input_artifacts");
-  w.StartArray();
-  for (const auto& a : l.input_artifacts) {
-    w.StartObject();
-    WriteString(w, "step_id", a.step_id);
-    WriteString(w, "name", a.name);
-    WriteString(w, "uri", a.uri);
-    WriteString(w, "sha256", a.sha256);
-    WriteInt(w, "size", a.size);
-    WriteString(w, "media_type", a.media_type);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("artifact_quota");
-  w.StartObject();
-  WriteInt(w, "count", l.artifact_quota.count);
-  WriteInt(w, "bytes", l.artifact_quota.bytes);
-  w.EndObject();
+  WriteArray(w, "input_artifacts", l.input_artifacts, [](JsonWriter& aw, const InputArtifact& a) {
+    aw.StartObject();
+    WriteString(aw, "step_id", a.step_id);
+    WriteArtifactMembers(aw, ArtifactRef{a.name, a.uri, a.sha256, a.size, a.media_type});
+    aw.EndObject();
+  });
+  WriteObject(w, "artifact_quota", [&](JsonWriter& q) {
+    WriteInt(q, "count", l.artifact_quota.count);
+    WriteInt(q, "bytes", l.artifact_quota.bytes);
+  });
   if (!l.lease_token.empty()) WriteString(w, "lease_token", l.lease_token);
   WriteInt(w, "lease_ttl_ms", l.lease_ttl_ms);
   WriteInt(w, "heartbeat_ms", l.heartbeat_ms);
@@ -63,18 +55,16 @@ Status CheckHex(std::string_view value, size_t length, const std::string& field)
                                  " lowercase hex digits");
 }
 
+// An input artifact: its step, then the rules of every artifact reference.
 Result<InputArtifact> InputArtifactFrom(const JsonObject& o) {
   InputArtifact a;
-  SCIMESH_ASSIGN_OR_RETURN(a.step_id, o.String("step_id"));
-  SCIMESH_ASSIGN_OR_RETURN(a.name, o.String("name"));
-  SCIMESH_ASSIGN_OR_RETURN(a.uri, o.String("uri"));
-  SCIMESH_ASSIGN_OR_RETURN(a.sha256, o.String("sha256"));
-  SCIMESH_ASSIGN_OR_RETURN(a.size, o.Int("size"));
-  SCIMESH_ASSIGN_OR_RETURN(a.media_type, o.String("media_type"));
-  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(a.step_id, o.FieldPath("step_id")));
-  SCIMESH_RETURN_IF_ERROR(CheckArtifactName(a.name, o.FieldPath("name")));
-  SCIMESH_RETURN_IF_ERROR(CheckSha256(a.sha256, o.FieldPath("sha256")));
-  if (a.size < 0) return Status::InvalidArgument(o.FieldPath("size") + ": must not be negative");
+  SCIMESH_ASSIGN_OR_RETURN(a.step_id, IdentifierFrom(o, "step_id"));
+  SCIMESH_ASSIGN_OR_RETURN(ArtifactRef ref, ArtifactRefFrom(o));
+  a.name = std::move(ref.name);
+  a.uri = std::move(ref.uri);
+  a.sha256 = std::move(ref.sha256);
+  a.size = ref.size;
+  a.media_type = std::move(ref.media_type);
   return a;
 }
 
@@ -97,13 +87,7 @@ Result<Lease> LeaseFrom(const JsonObject& o) {
   SCIMESH_ASSIGN_OR_RETURN(JsonObject resources, o.Object("resources"));
   SCIMESH_ASSIGN_OR_RETURN(l.resources, StepResourcesFrom(resources));
   SCIMESH_ASSIGN_OR_RETURN(l.walltime_s, o.Int("walltime_s"));
-  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* artifacts, o.Array("input_artifacts"));
-  for (rapidjson::SizeType i = 0; i < artifacts->Size(); ++i) {
-    SCIMESH_ASSIGN_OR_RETURN(JsonObject a,
-                             JsonObject::Of((*artifacts)[i], ElementPath(o.FieldPath("input_artifacts"), i)));
-    SCIMESH_ASSIGN_OR_RETURN(InputArtifact artifact, InputArtifactFrom(a));
-    l.input_artifacts.push_back(std::move(artifact));
-  }
+  SCIMESH_RETURN_IF_ERROR(o.Objects("input_artifacts", SIZE_MAX, &l.input_artifacts, InputArtifactFrom));
   if (o.Has("artifact_quota")) {
     SCIMESH_ASSIGN_OR_RETURN(JsonObject q, o.Object("artifact_quota"));
     SCIMESH_ASSIGN_OR_RETURN(l.artifact_quota.count, q.IntIn("count", 0, kMaxWireInt));
@@ -136,6 +120,14 @@ Result<Lease> LeaseFrom(const JsonObject& o) {
   return l;
 }
 
+Result<FreeNode> FreeNodeFrom(const JsonObject& n) {
+  FreeNode node;
+  SCIMESH_ASSIGN_OR_RETURN(node.name, n.StringIn("name", 1, kMaxHostBytes));
+  SCIMESH_ASSIGN_OR_RETURN(node.cpus, n.IntIn("cpus", 0, kMaxWireInt));
+  SCIMESH_ASSIGN_OR_RETURN(node.gpus, n.IntIn("gpus", 0, kMaxWireInt));
+  return node;
+}
+
 }  // namespace
 
 void WriteResources(JsonWriter& w, const Resources& r) {
@@ -160,85 +152,57 @@ Result<Resources> StepResourcesFrom(const JsonObject& o) {
 }
 
 std::string SerializeClaimRequest(const ClaimRequest& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "worker_id", r.worker_id);
-  WriteInt(w, "max", r.max);
-  WriteInt(w, "wait_ms", r.wait_ms);
-  if (r.run_id) WriteString(w, "run_id", *r.run_id);
-  if (r.free) {
-    w.Key("free");
-    w.StartObject();
-    w.Key("nodes");
-    w.StartArray();
-    for (const auto& n : r.free->nodes) {
-      w.StartObject();
-      WriteString(w, "name", n.name);
-      WriteInt(w, "cpus", n.cpus);
-      WriteInt(w, "gpus", n.gpus);
-      w.EndObject();
-    }
-    w.EndArray();
-    WriteInt(w, "walltime_s", r.free->walltime_s);
-    w.EndObject();
-  }
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "worker_id", r.worker_id);
+    WriteInt(w, "max", r.max);
+    WriteInt(w, "wait_ms", r.wait_ms);
+    if (r.run_id) WriteString(w, "run_id", *r.run_id);
+    if (!r.free) return;
+    WriteObject(w, "free", [&](JsonWriter& f) {
+      WriteArray(f, "nodes", r.free->nodes, [](JsonWriter& nw, const FreeNode& n) {
+        nw.StartObject();
+        WriteString(nw, "name", n.name);
+        WriteInt(nw, "cpus", n.cpus);
+        WriteInt(nw, "gpus", n.gpus);
+        nw.EndObject();
+      });
+      WriteInt(f, "walltime_s", r.free->walltime_s);
+    });
+  });
 }
 
 Result<ClaimRequest> ParseClaimRequest(std::string_view json, const JsonLimits& limits) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "claim request", limits));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  ClaimRequest r;
-  SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
-  SCIMESH_RETURN_IF_ERROR(CheckWorkerId(r.worker_id, o.FieldPath("worker_id")));
-  SCIMESH_ASSIGN_OR_RETURN(r.max, o.IntIn("max", 1, kMaxClaimMax));
-  SCIMESH_ASSIGN_OR_RETURN(auto wait, o.OptIntIn("wait_ms", 0, kMaxClaimWaitMs));
-  r.wait_ms = wait.value_or(0);
-  SCIMESH_ASSIGN_OR_RETURN(r.run_id, o.OptString("run_id"));
-  if (r.run_id) SCIMESH_RETURN_IF_ERROR(CheckRunId(*r.run_id, o.FieldPath("run_id")));
-  if (o.Has("free")) {
+  return ReadObjectText(json, "claim request", limits, [](const JsonObject& o) -> Result<ClaimRequest> {
+    ClaimRequest r;
+    SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
+    SCIMESH_RETURN_IF_ERROR(CheckWorkerId(r.worker_id, o.FieldPath("worker_id")));
+    SCIMESH_ASSIGN_OR_RETURN(r.max, o.IntIn("max", 1, kMaxClaimMax));
+    SCIMESH_ASSIGN_OR_RETURN(auto wait, o.OptIntIn("wait_ms", 0, kMaxClaimWaitMs));
+    r.wait_ms = wait.value_or(0);
+    SCIMESH_ASSIGN_OR_RETURN(r.run_id, o.OptString("run_id"));
+    if (r.run_id) SCIMESH_RETURN_IF_ERROR(CheckRunId(*r.run_id, o.FieldPath("run_id")));
+    if (!o.Has("free")) return r;
     SCIMESH_ASSIGN_OR_RETURN(JsonObject f, o.Object("free"));
     FreeCapacity free;
-    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* nodes, f.ArrayIn("nodes", 0, kMaxFreeNodes));
-    for (rapidjson::SizeType i = 0; i < nodes->Size(); ++i) {
-      SCIMESH_ASSIGN_OR_RETURN(JsonObject n, JsonObject::Of((*nodes)[i], ElementPath("free.nodes", i)));
-      FreeNode node;
-      SCIMESH_ASSIGN_OR_RETURN(node.name, n.StringIn("name", 1, kMaxHostBytes));
-      SCIMESH_ASSIGN_OR_RETURN(node.cpus, n.IntIn("cpus", 0, kMaxWireInt));
-      SCIMESH_ASSIGN_OR_RETURN(node.gpus, n.IntIn("gpus", 0, kMaxWireInt));
-      free.nodes.push_back(std::move(node));
-    }
+    SCIMESH_RETURN_IF_ERROR(f.Objects("nodes", kMaxFreeNodes, &free.nodes, FreeNodeFrom));
     SCIMESH_ASSIGN_OR_RETURN(free.walltime_s, f.IntIn("walltime_s", 0, kMaxWireInt));
     r.free = std::move(free);
-  }
-  return r;
+    return r;
+  });
 }
 
 std::string SerializeClaimResponse(const ClaimResponse& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  w.Key("leases");
-  w.StartArray();
-  for (const auto& l : r.leases) WriteLease(w, l, std::nullopt);
-  w.EndArray();
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteArray(w, "leases", r.leases, [](JsonWriter& lw, const Lease& l) { WriteLease(lw, l, std::nullopt); });
+  });
 }
 
 Result<ClaimResponse> ParseClaimResponse(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "claim response"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* leases, o.Array("leases"));
-  ClaimResponse r;
-  for (rapidjson::SizeType i = 0; i < leases->Size(); ++i) {
-    SCIMESH_ASSIGN_OR_RETURN(JsonObject lo, JsonObject::Of((*leases)[i], ElementPath("leases", i)));
-    SCIMESH_ASSIGN_OR_RETURN(Lease lease, LeaseFrom(lo));
-    r.leases.push_back(std::move(lease));
-  }
-  return r;
+  return ReadObjectText(json, "claim response", {}, [](const JsonObject& o) -> Result<ClaimResponse> {
+    ClaimResponse r;
+    SCIMESH_RETURN_IF_ERROR(o.Objects("leases", SIZE_MAX, &r.leases, LeaseFrom));
+    return r;
+  });
 }
 
 std::string SerializeLease(const Lease& lease, std::optional<std::string_view> coordinator_url) {
@@ -248,10 +212,6 @@ std::string SerializeLease(const Lease& lease, std::optional<std::string_view> c
   return JsonText(buf);
 }
 
-Result<Lease> ParseLease(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "lease"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  return LeaseFrom(o);
-}
+Result<Lease> ParseLease(std::string_view json) { return ReadObjectText(json, "lease", {}, LeaseFrom); }
 
 }  // namespace scimesh

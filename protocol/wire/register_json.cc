@@ -4,6 +4,7 @@
 #include "protocol/util/json_io.h"
 #include "protocol/wire/identifiers.h"
 #include "protocol/wire/wire_json.h"
+#include "protocol/wire/wire_json_parts.h"
 #include "protocol/wire/wire_limits.h"
 
 namespace scimesh {
@@ -21,12 +22,7 @@ void WriteStep(JsonWriter& w, const StepDefinition& s) {
   }
   if (s.resources) {
     w.Key("resources");
-    w.StartObject();
-    WriteInt(w, "nodes", s.resources->nodes);
-    WriteInt(w, "ranks_per_node", s.resources->ranks_per_node);
-    WriteInt(w, "cpus_per_rank", s.resources->cpus_per_rank);
-    WriteInt(w, "gpus_per_rank", s.resources->gpus_per_rank);
-    w.EndObject();
+    WriteResources(w, *s.resources);
   }
   if (s.walltime_s) WriteInt(w, "walltime_s", *s.walltime_s);
   if (s.max_attempts) WriteInt(w, "max_attempts", *s.max_attempts);
@@ -90,8 +86,7 @@ Result<Resources> ResourcesFrom(const JsonObject& r) {
 
 Result<StepDefinition> StepFrom(const JsonObject& o) {
   StepDefinition s;
-  SCIMESH_ASSIGN_OR_RETURN(s.id, o.String("id"));
-  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(s.id, o.FieldPath("id")));
+  SCIMESH_ASSIGN_OR_RETURN(s.id, IdentifierFrom(o, "id"));
   if (o.Has("needs")) {
     SCIMESH_ASSIGN_OR_RETURN(s.needs, NeedsFrom(o));
   }
@@ -116,17 +111,12 @@ Result<StepDefinition> StepFrom(const JsonObject& o) {
 
 Result<WorkflowDefinition> DefinitionFrom(const JsonObject& d) {
   WorkflowDefinition def;
-  SCIMESH_ASSIGN_OR_RETURN(def.workflow, d.String("workflow"));
-  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(def.workflow, d.FieldPath("workflow")));
-  SCIMESH_ASSIGN_OR_RETURN(def.version, d.String("version"));
-  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(def.version, d.FieldPath("version")));
-  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* steps, d.ArrayIn("steps", 1, kMaxWorkflowSteps));
+  SCIMESH_ASSIGN_OR_RETURN(def.workflow, IdentifierFrom(d, "workflow"));
+  SCIMESH_ASSIGN_OR_RETURN(def.version, IdentifierFrom(d, "version"));
+  // At least one step: Objects bounds the count only from above.
+  SCIMESH_RETURN_IF_ERROR(d.ArrayIn("steps", 1, kMaxWorkflowSteps).status());
+  SCIMESH_RETURN_IF_ERROR(d.Objects("steps", kMaxWorkflowSteps, &def.steps, StepFrom));
   const std::string steps_path = d.FieldPath("steps");
-  for (rapidjson::SizeType j = 0; j < steps->Size(); ++j) {
-    SCIMESH_ASSIGN_OR_RETURN(JsonObject so, JsonObject::Of((*steps)[j], ElementPath(steps_path, j)));
-    SCIMESH_ASSIGN_OR_RETURN(StepDefinition step, StepFrom(so));
-    def.steps.push_back(std::move(step));
-  }
   for (size_t j = 0; j < def.steps.size(); ++j) {
     for (size_t k = 0; k < j; ++k) {
       if (def.steps[k].id == def.steps[j].id) {
@@ -150,86 +140,72 @@ Result<WorkflowDefinition> DefinitionFrom(const JsonObject& d) {
   return def;
 }
 
+void WriteDefinition(JsonWriter& w, const WorkflowDefinition& d) {
+  w.StartObject();
+  WriteString(w, "workflow", d.workflow);
+  WriteString(w, "version", d.version);
+  WriteArray(w, "steps", d.steps, WriteStep);
+  w.EndObject();
+}
+
 }  // namespace
 
 std::string SerializeRegisterRequest(const RegisterRequest& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "worker_id", r.worker_id);
-  WriteString(w, "host", r.host);
-  WriteString(w, "version", r.version);
-  WriteInt(w, "concurrency", r.concurrency);
-  w.Key("definitions");
-  w.StartArray();
-  for (const auto& d : r.definitions) {
-    w.StartObject();
-    WriteString(w, "workflow", d.workflow);
-    WriteString(w, "version", d.version);
-    w.Key("steps");
-    w.StartArray();
-    for (const auto& s : d.steps) WriteStep(w, s);
-    w.EndArray();
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "worker_id", r.worker_id);
+    WriteString(w, "host", r.host);
+    WriteString(w, "version", r.version);
+    WriteInt(w, "concurrency", r.concurrency);
+    WriteArray(w, "definitions", r.definitions, WriteDefinition);
+  });
 }
 
 Result<RegisterRequest> ParseRegisterRequest(std::string_view json, const JsonLimits& limits) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "register request", limits));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  RegisterRequest r;
-  SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
-  SCIMESH_RETURN_IF_ERROR(CheckWorkerId(r.worker_id, "worker_id"));
-  SCIMESH_ASSIGN_OR_RETURN(r.host, o.StringIn("host", 1, kMaxHostBytes));
-  SCIMESH_RETURN_IF_ERROR(CheckPrintableText(r.host, "host"));
-  SCIMESH_ASSIGN_OR_RETURN(r.version, o.StringIn("version", 1, kMaxVersionBytes));
-  SCIMESH_RETURN_IF_ERROR(CheckPrintableText(r.version, "version"));
-  SCIMESH_ASSIGN_OR_RETURN(r.concurrency, o.IntIn("concurrency", 1, kMaxConcurrency));
-  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* defs, o.ArrayIn("definitions", 0, kMaxDefinitions));
-  for (rapidjson::SizeType i = 0; i < defs->Size(); ++i) {
-    SCIMESH_ASSIGN_OR_RETURN(JsonObject d, JsonObject::Of((*defs)[i], ElementPath("definitions", i)));
-    SCIMESH_ASSIGN_OR_RETURN(WorkflowDefinition def, DefinitionFrom(d));
-    for (size_t k = 0; k < r.definitions.size(); ++k) {
-      if (r.definitions[k].workflow == def.workflow && r.definitions[k].version == def.version) {
-        return Status::InvalidField(ElementPath("definitions", i), "repeats definitions[" + std::to_string(k) + "]");
+  return ReadObjectText(json, "register request", limits, [](const JsonObject& o) -> Result<RegisterRequest> {
+    RegisterRequest r;
+    SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
+    SCIMESH_RETURN_IF_ERROR(CheckWorkerId(r.worker_id, "worker_id"));
+    SCIMESH_ASSIGN_OR_RETURN(r.host, o.StringIn("host", 1, kMaxHostBytes));
+    SCIMESH_RETURN_IF_ERROR(CheckPrintableText(r.host, "host"));
+    SCIMESH_ASSIGN_OR_RETURN(r.version, o.StringIn("version", 1, kMaxVersionBytes));
+    SCIMESH_RETURN_IF_ERROR(CheckPrintableText(r.version, "version"));
+    SCIMESH_ASSIGN_OR_RETURN(r.concurrency, o.IntIn("concurrency", 1, kMaxConcurrency));
+    SCIMESH_RETURN_IF_ERROR(o.Objects("definitions", kMaxDefinitions, &r.definitions, DefinitionFrom));
+    for (size_t i = 0; i < r.definitions.size(); ++i) {
+      for (size_t k = 0; k < i; ++k) {
+        if (r.definitions[k].workflow == r.definitions[i].workflow &&
+            r.definitions[k].version == r.definitions[i].version) {
+          return Status::InvalidField(ElementPath("definitions", i), "repeats definitions[" + std::to_string(k) + "]");
+        }
       }
     }
-    r.definitions.push_back(std::move(def));
-  }
-  return r;
+    return r;
+  });
 }
 
 Result<WorkflowDefinition> ParseWorkflowDefinition(std::string_view json, const JsonLimits& limits) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "workflow definition", limits));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  return DefinitionFrom(o);
+  return ReadObjectText(json, "workflow definition", limits, DefinitionFrom);
 }
 
 std::string SerializeRegisterResponse(const RegisterResponse& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "worker_id", r.worker_id);
-  WriteInt(w, "lease_ttl_ms", r.lease_ttl_ms);
-  WriteInt(w, "heartbeat_ms", r.heartbeat_ms);
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "worker_id", r.worker_id);
+    WriteInt(w, "lease_ttl_ms", r.lease_ttl_ms);
+    WriteInt(w, "heartbeat_ms", r.heartbeat_ms);
+  });
 }
 
 Result<RegisterResponse> ParseRegisterResponse(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "register response"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  RegisterResponse r;
-  SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
-  SCIMESH_ASSIGN_OR_RETURN(r.lease_ttl_ms, o.Int("lease_ttl_ms"));
-  SCIMESH_ASSIGN_OR_RETURN(r.heartbeat_ms, o.Int("heartbeat_ms"));
-  if (r.lease_ttl_ms < 1 || r.heartbeat_ms < 1) {
-    return Status::InvalidArgument("register response: lease_ttl_ms and heartbeat_ms must be positive");
-  }
-  return r;
+  return ReadObjectText(json, "register response", {}, [](const JsonObject& o) -> Result<RegisterResponse> {
+    RegisterResponse r;
+    SCIMESH_ASSIGN_OR_RETURN(r.worker_id, o.String("worker_id"));
+    SCIMESH_ASSIGN_OR_RETURN(r.lease_ttl_ms, o.Int("lease_ttl_ms"));
+    SCIMESH_ASSIGN_OR_RETURN(r.heartbeat_ms, o.Int("heartbeat_ms"));
+    if (r.lease_ttl_ms < 1 || r.heartbeat_ms < 1) {
+      return Status::InvalidArgument("register response: lease_ttl_ms and heartbeat_ms must be positive");
+    }
+    return r;
+  });
 }
 
 }  // namespace scimesh

@@ -25,28 +25,68 @@ Result<AttemptView> AttemptFrom(const JsonObject& o) {
   return a;
 }
 
+void WriteAttempt(JsonWriter& w, const AttemptView& a) {
+  w.StartObject();
+  WriteInt(w, "attempt", a.attempt);
+  WriteString(w, "lease_id", a.lease_id);
+  WriteString(w, "worker_id", a.worker_id);
+  WriteOptString(w, "host", a.host);
+  WriteString(w, "status", a.status);
+  WriteOptString(w, "claimed_at", a.claimed_at);
+  WriteOptString(w, "started_at", a.started_at);
+  WriteOptString(w, "ended_at", a.ended_at);
+  WriteRaw(w, "error", a.error_json);
+  WriteRaw(w, "progress", a.progress_json);
+  WriteRaw(w, "usage", a.usage_json);
+  w.EndObject();
+}
+
 Result<StepView> StepFrom(const JsonObject& o) {
   StepView s;
   SCIMESH_ASSIGN_OR_RETURN(s.step_id, o.String("step_id"));
   SCIMESH_ASSIGN_OR_RETURN(s.status, o.String("status"));
-  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* attempts, o.Array("attempts"));
-  for (rapidjson::SizeType i = 0; i < attempts->Size(); ++i) {
-    SCIMESH_ASSIGN_OR_RETURN(JsonObject ao, JsonObject::Of((*attempts)[i], ElementPath(o.FieldPath("attempts"), i)));
-    SCIMESH_ASSIGN_OR_RETURN(AttemptView a, AttemptFrom(ao));
-    s.attempts.push_back(std::move(a));
-  }
+  SCIMESH_RETURN_IF_ERROR(o.Objects("attempts", SIZE_MAX, &s.attempts, AttemptFrom));
   s.output_json = o.OptRaw("output").value_or("null");
-  if (o.Has("artifacts")) {
-    SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* arts, o.Array("artifacts"));
-    for (rapidjson::SizeType i = 0; i < arts->Size(); ++i) {
-      SCIMESH_ASSIGN_OR_RETURN(JsonObject ao, JsonObject::Of((*arts)[i], ElementPath(o.FieldPath("artifacts"), i)));
-      SCIMESH_ASSIGN_OR_RETURN(ArtifactRef a, ArtifactRefFrom(ao));
-      s.artifacts.push_back(std::move(a));
-    }
-  }
+  if (o.Has("artifacts")) SCIMESH_RETURN_IF_ERROR(o.Objects("artifacts", SIZE_MAX, &s.artifacts, ArtifactRefFrom));
   SCIMESH_ASSIGN_OR_RETURN(s.unfittable, UnfittableFrom(o));
   s.error_json = o.OptRaw("error").value_or("null");
   return s;
+}
+
+void WriteStep(JsonWriter& w, const StepView& s) {
+  w.StartObject();
+  WriteString(w, "step_id", s.step_id);
+  WriteString(w, "status", s.status);
+  WriteArray(w, "attempts", s.attempts, WriteAttempt);
+  WriteRaw(w, "output", s.output_json);
+  WriteArray(w, "artifacts", s.artifacts, WriteArtifactRef);
+  WriteUnfittable(w, s.unfittable);
+  WriteRaw(w, "error", s.error_json);
+  w.EndObject();
+}
+
+Result<JournalEvent> EventFrom(const JsonObject& o) {
+  JournalEvent e;
+  SCIMESH_ASSIGN_OR_RETURN(e.seq, o.Int("seq"));
+  SCIMESH_ASSIGN_OR_RETURN(e.at, o.String("at"));
+  SCIMESH_ASSIGN_OR_RETURN(e.type, o.String("type"));
+  SCIMESH_ASSIGN_OR_RETURN(e.step_id, o.OptString("step_id"));
+  SCIMESH_ASSIGN_OR_RETURN(e.attempt, o.OptInt("attempt"));
+  SCIMESH_ASSIGN_OR_RETURN(e.worker_id, o.OptString("worker_id"));
+  e.detail_json = o.OptRaw("detail").value_or("{}");
+  return e;
+}
+
+void WriteEvent(JsonWriter& w, const JournalEvent& e) {
+  w.StartObject();
+  WriteInt(w, "seq", e.seq);
+  WriteString(w, "at", e.at);
+  WriteString(w, "type", e.type);
+  WriteOptString(w, "step_id", e.step_id);
+  WriteOptInt(w, "attempt", e.attempt);
+  WriteOptString(w, "worker_id", e.worker_id);
+  WriteRaw(w, "detail", e.detail_json);
+  w.EndObject();
 }
 
 }  // namespace
@@ -61,186 +101,106 @@ Result<std::optional<UnfittableView>> UnfittableFrom(const JsonObject& o) {
 }
 
 void WriteUnfittable(JsonWriter& w, const std::optional<UnfittableView>& u) {
-  w.Key("unfittable");
   if (!u) {
+    w.Key("unfittable");
     w.Null();
     return;
   }
-  w.StartObject();
-  WriteString(w, "reason", u->reason);
-  WriteInt(w, "workers", u->workers);
-  w.EndObject();
+  WriteObject(w, "unfittable", [&](JsonWriter& o) {
+    WriteString(o, "reason", u->reason);
+    WriteInt(o, "workers", u->workers);
+  });
 }
 
 std::string SerializeRunCreateRequest(const RunCreateRequest& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "workflow", r.workflow);
-  if (r.version) WriteString(w, "version", *r.version);
-  WriteRaw(w, "input", r.input_json);
-  if (r.correlation_json) {
-    WriteRaw(w, "correlation", *r.correlation_json);
-  }
-  if (r.deadline_s) WriteInt(w, "deadline_s", *r.deadline_s);
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "workflow", r.workflow);
+    if (r.version) WriteString(w, "version", *r.version);
+    WriteRaw(w, "input", r.input_json);
+    if (r.correlation_json) WriteRaw(w, "correlation", *r.correlation_json);
+    if (r.deadline_s) WriteInt(w, "deadline_s", *r.deadline_s);
+  });
 }
 
 Result<RunCreateRequest> ParseRunCreateRequest(std::string_view json, const JsonLimits& limits) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "run request", limits));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  RunCreateRequest r;
-  SCIMESH_ASSIGN_OR_RETURN(r.workflow, o.String("workflow"));
-  SCIMESH_RETURN_IF_ERROR(CheckIdentifier(r.workflow, o.FieldPath("workflow")));
-  SCIMESH_ASSIGN_OR_RETURN(r.version, o.OptString("version"));
-  if (r.version) SCIMESH_RETURN_IF_ERROR(CheckIdentifier(*r.version, o.FieldPath("version")));
-  SCIMESH_ASSIGN_OR_RETURN(r.input_json, o.RawObject("input"));
-  if (o.Has("correlation")) r.correlation_json = o.OptRaw("correlation");
-  SCIMESH_ASSIGN_OR_RETURN(r.deadline_s, o.OptIntIn("deadline_s", 1, kMaxRunDeadlineS));
-  return r;
+  return ReadObjectText(json, "run request", limits, [](const JsonObject& o) -> Result<RunCreateRequest> {
+    RunCreateRequest r;
+    SCIMESH_ASSIGN_OR_RETURN(r.workflow, IdentifierFrom(o, "workflow"));
+    SCIMESH_ASSIGN_OR_RETURN(r.version, o.OptString("version"));
+    if (r.version) SCIMESH_RETURN_IF_ERROR(CheckIdentifier(*r.version, o.FieldPath("version")));
+    SCIMESH_ASSIGN_OR_RETURN(r.input_json, o.RawObject("input"));
+    if (o.Has("correlation")) r.correlation_json = o.OptRaw("correlation");
+    SCIMESH_ASSIGN_OR_RETURN(r.deadline_s, o.OptIntIn("deadline_s", 1, kMaxRunDeadlineS));
+    return r;
+  });
 }
 
 std::string SerializeRunStatus(const RunStatus& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "run_id", r.run_id);
-  WriteString(w, "status", r.status);
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "run_id", r.run_id);
+    WriteString(w, "status", r.status);
+  });
 }
 
 Result<RunStatus> ParseRunStatus(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "run status"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  RunStatus r;
-  SCIMESH_ASSIGN_OR_RETURN(r.run_id, o.String("run_id"));
-  SCIMESH_ASSIGN_OR_RETURN(r.status, o.String("status"));
-  return r;
+  return ReadObjectText(json, "run status", {}, [](const JsonObject& o) -> Result<RunStatus> {
+    RunStatus r;
+    SCIMESH_ASSIGN_OR_RETURN(r.run_id, o.String("run_id"));
+    SCIMESH_ASSIGN_OR_RETURN(r.status, o.String("status"));
+    return r;
+  });
 }
 
 std::string SerializeRunView(const RunView& r) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "run_id", r.run_id);
-  WriteString(w, "workflow", r.workflow);
-  WriteString(w, "version", r.version);
-  WriteString(w, "status", r.status);
-  WriteRaw(w, "input", r.input_json);
-  WriteRaw(w, "state", r.state_json);
-  WriteRaw(w, "correlation", r.correlation_json);
-  WriteString(w, "created_at", r.created_at);
-  WriteOptString(w, "finished_at", r.finished_at);
-  WriteOptString(w, "deadline_at", r.deadline_at);
-  WriteOptString(w, "reason", r.reason);
-  w.Key("steps");
-  w.StartArray();
-  for (const auto& s : r.steps) {
-    w.StartObject();
-    WriteString(w, "step_id", s.step_id);
-    WriteString(w, "status", s.status);
-    w.Key("attempts");
-    w.StartArray();
-    for (const auto& a : s.attempts) {
-      w.StartObject();
-      WriteInt(w, "attempt", a.attempt);
-      WriteString(w, "lease_id", a.lease_id);
-      WriteString(w, "worker_id", a.worker_id);
-      WriteOptString(w, "host", a.host);
-      WriteString(w, "status", a.status);
-      WriteOptString(w, "claimed_at", a.claimed_at);
-      WriteOptString(w, "started_at", a.started_at);
-      WriteOptString(w, "ended_at", a.ended_at);
-      WriteRaw(w, "error", a.error_json);
-      WriteRaw(w, "progress", a.progress_json);
-      WriteRaw(w, "usage", a.usage_json);
-      w.EndObject();
-    }
-    w.EndArray();
-    WriteRaw(w, "output", s.output_json);
-    w.Key("artifacts");
-    w.StartArray();
-    for (const auto& a : s.artifacts) WriteArtifactRef(w, a);
-    w.EndArray();
-    WriteUnfittable(w, s.unfittable);
-    WriteRaw(w, "error", s.error_json);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "run_id", r.run_id);
+    WriteString(w, "workflow", r.workflow);
+    WriteString(w, "version", r.version);
+    WriteString(w, "status", r.status);
+    WriteRaw(w, "input", r.input_json);
+    WriteRaw(w, "state", r.state_json);
+    WriteRaw(w, "correlation", r.correlation_json);
+    WriteString(w, "created_at", r.created_at);
+    WriteOptString(w, "finished_at", r.finished_at);
+    WriteOptString(w, "deadline_at", r.deadline_at);
+    WriteOptString(w, "reason", r.reason);
+    WriteArray(w, "steps", r.steps, WriteStep);
+  });
 }
 
 Result<RunView> ParseRunView(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "run"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  RunView r;
-  SCIMESH_ASSIGN_OR_RETURN(r.run_id, o.String("run_id"));
-  SCIMESH_ASSIGN_OR_RETURN(r.workflow, o.String("workflow"));
-  SCIMESH_ASSIGN_OR_RETURN(r.version, o.String("version"));
-  SCIMESH_ASSIGN_OR_RETURN(r.status, o.String("status"));
-  SCIMESH_ASSIGN_OR_RETURN(r.input_json, o.Raw("input"));
-  SCIMESH_ASSIGN_OR_RETURN(r.state_json, o.Raw("state"));
-  r.correlation_json = o.OptRaw("correlation").value_or("null");
-  SCIMESH_ASSIGN_OR_RETURN(r.created_at, o.String("created_at"));
-  SCIMESH_ASSIGN_OR_RETURN(r.finished_at, o.OptString("finished_at"));
-  SCIMESH_ASSIGN_OR_RETURN(r.deadline_at, o.OptString("deadline_at"));
-  SCIMESH_ASSIGN_OR_RETURN(r.reason, o.OptString("reason"));
-  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* steps, o.Array("steps"));
-  for (rapidjson::SizeType i = 0; i < steps->Size(); ++i) {
-    SCIMESH_ASSIGN_OR_RETURN(JsonObject so, JsonObject::Of((*steps)[i], ElementPath("steps", i)));
-    SCIMESH_ASSIGN_OR_RETURN(StepView s, StepFrom(so));
-    r.steps.push_back(std::move(s));
-  }
-  return r;
+  return ReadObjectText(json, "run", {}, [](const JsonObject& o) -> Result<RunView> {
+    RunView r;
+    SCIMESH_ASSIGN_OR_RETURN(r.run_id, o.String("run_id"));
+    SCIMESH_ASSIGN_OR_RETURN(r.workflow, o.String("workflow"));
+    SCIMESH_ASSIGN_OR_RETURN(r.version, o.String("version"));
+    SCIMESH_ASSIGN_OR_RETURN(r.status, o.String("status"));
+    SCIMESH_ASSIGN_OR_RETURN(r.input_json, o.Raw("input"));
+    SCIMESH_ASSIGN_OR_RETURN(r.state_json, o.Raw("state"));
+    r.correlation_json = o.OptRaw("correlation").value_or("null");
+    SCIMESH_ASSIGN_OR_RETURN(r.created_at, o.String("created_at"));
+    SCIMESH_ASSIGN_OR_RETURN(r.finished_at, o.OptString("finished_at"));
+    SCIMESH_ASSIGN_OR_RETURN(r.deadline_at, o.OptString("deadline_at"));
+    SCIMESH_ASSIGN_OR_RETURN(r.reason, o.OptString("reason"));
+    SCIMESH_RETURN_IF_ERROR(o.Objects("steps", SIZE_MAX, &r.steps, StepFrom));
+    return r;
+  });
 }
 
 std::string SerializeJournal(const Journal& j) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  w.StartObject();
-  WriteString(w, "run_id", j.run_id);
-  w.Key("events");
-  w.StartArray();
-  for (const auto& e : j.events) {
-    w.StartObject();
-    WriteInt(w, "seq", e.seq);
-    WriteString(w, "at", e.at);
-    WriteString(w, "type", e.type);
-    WriteOptString(w, "step_id", e.step_id);
-    w.Key("attempt");
-    if (e.attempt) w.Int64(*e.attempt);
-    else w.Null();
-    WriteOptString(w, "worker_id", e.worker_id);
-    WriteRaw(w, "detail", e.detail_json);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return JsonText(buf);
+  return ObjectText([&](JsonWriter& w) {
+    WriteString(w, "run_id", j.run_id);
+    WriteArray(w, "events", j.events, WriteEvent);
+  });
 }
 
 Result<Journal> ParseJournal(std::string_view json) {
-  SCIMESH_ASSIGN_OR_RETURN(auto doc, ParseJson(json, "journal"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, ""));
-  Journal j;
-  SCIMESH_ASSIGN_OR_RETURN(j.run_id, o.String("run_id"));
-  SCIMESH_ASSIGN_OR_RETURN(const rapidjson::Value* events, o.Array("events"));
-  for (rapidjson::SizeType i = 0; i < events->Size(); ++i) {
-    SCIMESH_ASSIGN_OR_RETURN(JsonObject eo, JsonObject::Of((*events)[i], ElementPath("events", i)));
-    JournalEvent e;
-    SCIMESH_ASSIGN_OR_RETURN(e.seq, eo.Int("seq"));
-    SCIMESH_ASSIGN_OR_RETURN(e.at, eo.String("at"));
-    SCIMESH_ASSIGN_OR_RETURN(e.type, eo.String("type"));
-    SCIMESH_ASSIGN_OR_RETURN(e.step_id, eo.OptString("step_id"));
-    SCIMESH_ASSIGN_OR_RETURN(e.attempt, eo.OptInt("attempt"));
-    SCIMESH_ASSIGN_OR_RETURN(e.worker_id, eo.OptString("worker_id"));
-    e.detail_json = eo.OptRaw("detail").value_or("{}");
-    j.events.push_back(std::move(e));
-  }
-  return j;
+  return ReadObjectText(json, "journal", {}, [](const JsonObject& o) -> Result<Journal> {
+    Journal j;
+    SCIMESH_ASSIGN_OR_RETURN(j.run_id, o.String("run_id"));
+    SCIMESH_RETURN_IF_ERROR(o.Objects("events", SIZE_MAX, &j.events, EventFrom));
+    return j;
+  });
 }
 
 }  // namespace scimesh

@@ -134,6 +134,29 @@ std::string LeaseWith(const std::string& field, const std::string& value_json) {
   return ToJsonText(d);
 }
 
+// An input artifact is read by the rules of every artifact reference (one
+// rule: ArtifactRefFrom), with its step's id first.
+TEST(WireJson, AnInputArtifactIsHeldToTheRulesOfEveryArtifact) {
+  const std::string sha(64, 'a');
+  auto artifact = [&](const std::string& step, const std::string& name, const std::string& size,
+                      const std::string& media_type) {
+    return R"([{"step_id":")" + step + R"(","name":")" + name + R"(","uri":"http://c/v1/artifacts/)" + sha +
+           R"(","sha256":")" + sha + R"(","size":)" + size + R"(,"media_type":")" + media_type + R"("}])";
+  };
+  ASSERT_TRUE(ParseClaimResponse(LeaseWith("input_artifacts", artifact("solve-16", "a.vti", "4", "x/y"))).ok());
+  const std::pair<std::string, std::string> refused[] = {
+      {artifact("../up", "a.vti", "4", "x/y"), "leases[0].input_artifacts[0].step_id"},
+      {artifact("solve-16", "../a.vti", "4", "x/y"), "leases[0].input_artifacts[0].name"},
+      {artifact("solve-16", "a.vti", "-1", "x/y"), "leases[0].input_artifacts[0].size"},
+      {artifact("solve-16", "a.vti", "4", ""), "leases[0].input_artifacts[0].media_type"},
+  };
+  for (const auto& [value, field] : refused) {
+    auto c = ParseClaimResponse(LeaseWith("input_artifacts", value));
+    ASSERT_FALSE(c.ok()) << value;
+    EXPECT_EQ(c.status().message().rfind(field + ": ", 0), 0u) << c.status().ToString();
+  }
+}
+
 TEST(WireJson, WhyARunEndedIsKeptAndAnOlderCoordinatorsAnswerReadsAsNull) {
   const std::string run = R"({"run_id":"r_1","workflow":"w","version":"1","status":"failed","input":{},)"
                           R"("state":{},"correlation":null,"created_at":"2026-11-29T07:59:58.000Z",)"

@@ -1,22 +1,20 @@
 // Wire spellings of the protocol's closed sets: 409 reasons, fail classes,
 // delivery, attempt and run states. The one table of each, for the client and
 // the coordinator.
-#include <array>
-#include <utility>
-
+#include "protocol/util/enum_names.h"
 #include "protocol/wire/wire.h"
 
 namespace scimesh {
 namespace {
 
-constexpr std::array<std::pair<RefusalReason, std::string_view>, 4> kReasons{{
+constexpr EnumNames<RefusalReason, 4> kReasons{{
     {RefusalReason::kAlreadyApplied, "already_applied"},
     {RefusalReason::kFenced, "fenced"},
     {RefusalReason::kRunTerminal, "run_terminal"},
     {RefusalReason::kNotStarted, "not_started"},
 }};
 
-constexpr std::array<std::pair<FailClass, std::string_view>, 10> kClasses{{
+constexpr EnumNames<FailClass, 10> kClasses{{
     {FailClass::kRetryable, "retryable"},
     {FailClass::kTimeout, "timeout"},
     {FailClass::kCancelled, "cancelled"},
@@ -29,12 +27,12 @@ constexpr std::array<std::pair<FailClass, std::string_view>, 10> kClasses{{
     {FailClass::kStorageFull, "storage_full"},
 }};
 
-constexpr std::array<std::pair<Delivery, std::string_view>, 2> kDeliveries{{
+constexpr EnumNames<Delivery, 2> kDeliveries{{
     {Delivery::kAtLeastOnce, "at_least_once"},
     {Delivery::kAtMostOnce, "at_most_once"},
 }};
 
-constexpr std::array<std::pair<AttemptState, std::string_view>, 7> kAttemptStates{{
+constexpr EnumNames<AttemptState, 7> kAttemptStates{{
     {AttemptState::kLeased, "leased"},
     {AttemptState::kRunning, "running"},
     {AttemptState::kOrphaned, "orphaned"},
@@ -44,30 +42,13 @@ constexpr std::array<std::pair<AttemptState, std::string_view>, 7> kAttemptState
     {AttemptState::kCancelled, "cancelled"},
 }};
 
-constexpr std::array<std::pair<RunState, std::string_view>, 5> kRunStates{{
+constexpr EnumNames<RunState, 5> kRunStates{{
     {RunState::kRunning, "running"},
     {RunState::kCompleted, "completed"},
     {RunState::kFailed, "failed"},
     {RunState::kTimedOut, "timed_out"},
     {RunState::kCancelled, "cancelled"},
 }};
-
-template <typename E, size_t N>
-std::string_view NameOf(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
-  for (const auto& [e, name] : table) {
-    if (e == value) return name;
-  }
-  return "unknown";
-}
-
-template <typename E, size_t N>
-std::optional<E> ValueOf(const std::array<std::pair<E, std::string_view>, N>& table,
-                         std::string_view name) {
-  for (const auto& [e, n] : table) {
-    if (n == name) return e;
-  }
-  return std::nullopt;
-}
 
 }  // namespace
 

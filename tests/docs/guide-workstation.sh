@@ -79,7 +79,8 @@ if [[ ${runner[0]} == unshare ]]; then
   {
     echo 'python3 -c "import socket, time; s = socket.socket(); s.bind((\"127.0.0.1\", 8470)); s.listen(); time.sleep(120)" &'
     echo 'trap "kill \$(jobs -p) 2>/dev/null" EXIT'
-    echo 'sleep 0.5'
+    # Until the listener is up (a fixed sleep lost the race on a loaded machine).
+    echo 'for _ in $(seq 200); do (: </dev/tcp/127.0.0.1/8470) 2>/dev/null && break; sleep 0.05; done'
     cat "$WORK/workstation.sh"
   } >"$WORK/port-taken.sh"
   runner[-1]=$WORK/port-taken.sh

@@ -1,9 +1,9 @@
 // Unit tests for "0-3,8" index lists and hex masks.
-#include "launcher/allocation/index_list.h"
+#include "protocol/util/index_list.h"
 
 #include <gtest/gtest.h>
 
-namespace scimesh::launcher {
+namespace scimesh {
 namespace {
 
 TEST(IndexListTest, ParsesSinglesAndRangesSorted) {
@@ -43,4 +43,4 @@ TEST(IndexListTest, ParseIntegerChecksRangeAndGarbage) {
 }
 
 }  // namespace
-}  // namespace scimesh::launcher
+}  // namespace scimesh

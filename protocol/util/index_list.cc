@@ -1,10 +1,10 @@
 // Parsing and formatting of "0-3,8" index lists and hex masks.
-#include "launcher/allocation/index_list.h"
+#include "protocol/util/index_list.h"
 
 #include <algorithm>
 #include <charconv>
 
-namespace scimesh::launcher {
+namespace scimesh {
 
 std::vector<std::string_view> SplitCommas(std::string_view text) {
   std::vector<std::string_view> items;
@@ -92,4 +92,4 @@ std::string FormatHexMask(const std::vector<int>& indices) {
   return "0x" + digits;
 }
 
-}  // namespace scimesh::launcher
+}  // namespace scimesh

@@ -9,7 +9,7 @@
 
 #include "protocol/util/status.h"
 
-namespace scimesh::launcher {
+namespace scimesh {
 
 // "0-3,8" -> {0, 1, 2, 3, 8}. Accepts single numbers and inclusive ranges
 // separated by commas, in any order; returns them sorted. Fails on an empty
@@ -31,4 +31,4 @@ Result<long long> ParseInteger(std::string_view text, long long min, long long m
 // The items of "a,b,,c" between commas, empty ones included ("" gives one).
 std::vector<std::string_view> SplitCommas(std::string_view text);
 
-}  // namespace scimesh::launcher
+}  // namespace scimesh
