@@ -17,10 +17,19 @@ wide_setup() {
   coordinator_start --lease-ttl-ms 8000 --heartbeat-ms 500 --grace-ms 2000 --retry-base-ms 100 --log-level debug
   port=$(<"$WORK/port")
 
+  # More ranks than cores (64 on CI's 2): OpenMPI's MPI_Init waits for its
+  # PMIx fence in a loop of 100 us sleeps, and 64 such loops starve
+  # slurmstepd's PMIx server -- which must finish the fence -- and every
+  # other process on the machine. Measured with 64 ranks under srun: no rank
+  # out of MPI_Init after 170 s, a sleeping probe held up 6.4 s; without the
+  # fence (asynchronous modex, no data collected up front): all 64 up in
+  # 4.4 s, the probe held up 0.32 s at worst. The step sets it in run.env
+  # (docs/user-guide.md, Troubleshooting: more ranks than cores).
+  local mpi_env='{"OMPI_MCA_pmix_base_async_modex": "1", "OMPI_MCA_pmix_base_collect_data": "0"}'
   step() {  # workflow, program, native, mode
     echo "{\"workflow\": \"$1\", \"version\": \"1\", \"steps\": [{\"id\": \"wide\", \"walltime_s\": 600,
       \"max_attempts\": 1, \"input\": {\"mode\": \"$4\"}, \"resources\": {\"nodes\": 2, \"ranks_per_node\": $per_node},
-      \"run\": {\"argv\": [\"$2\"], \"native\": $3}}]}"
+      \"run\": {\"argv\": [\"$2\"], \"native\": $3, \"env\": $mpi_env}}]}"
   }
   echo "{\"workflows\": [$(step native "$SCIMESH_WIDE_NATIVE_BIN" true cancel),
     $(step wrapped "$SCIMESH_WIDE_PLAIN_BIN" false cancel)]}" >"$WORK/cancel.json"
