@@ -52,8 +52,7 @@ std::string JobEnv(spank_t sp, const char* name) {
 void StartWatch(StepSession& s, const PluginConfig& config) {
   auto files = OpenLeaseFiles(s.target, s.owner);
   if (!files.ok()) {
-    LogError("step " + std::to_string(s.job_id) + "." + std::to_string(s.step_id) +
-             " runs unwatched: " + files.status().message());
+    LogError("step runs unwatched: " + files.status().message());
     return;
   }
   s.files = std::move(files).value();
@@ -129,7 +128,7 @@ void ReportEndingIfNeeded(StepSession& s, const PluginConfig& config, std::chron
   ReportTarget target{token.value(), s.worker_id, lease_id, s.files->lease().attempt};
   const uint32_t job_id = s.job_id;
   bool in_time = RunWithin(
-      [config, file = s.files->file, target, job_id, until] {
+      [config, file = s.files->file, target, job_id, until, budget] {
         auto ending = QueryJobEnding(job_id);
         if (!ending.ok()) {
           LogError("cannot tell how job " + std::to_string(job_id) + " ended: " + ending.status().message());
@@ -139,7 +138,9 @@ void ReportEndingIfNeeded(StepSession& s, const PluginConfig& config, std::chron
         if (!cls) return;  // the job goes on: the launcher reports the step itself
         const std::string message = "SLURM ended job " + std::to_string(job_id) + " (" +
                                     std::string(SlurmEndingName(ending.value())) + ") while the step held its lease";
-        const auto left = std::chrono::duration_cast<Millis>(until - std::chrono::steady_clock::now());
+        // A tenth of the budget is kept for the outcome's log line: the wait
+        // below ends at `until`, and a report ending there would race it.
+        const auto left = std::chrono::duration_cast<Millis>(until - budget / 10 - std::chrono::steady_clock::now());
         Status st = ReportEnding(config, file, target, *cls, message, left);
         if (st.ok()) {
           LogInfo("reported lease " + target.lease_id + " as " + std::string(FailClassName(*cls)) + ": " + message);

@@ -68,20 +68,27 @@ Result<std::string> ReportUrl(const PluginConfig& config, const LeaseFile& lease
   return *config.url;
 }
 
+ClientOptions ReportClientOptions(const PluginConfig& config, std::string url, const Token& token, Millis budget) {
+  ClientOptions o;
+  o.coordinator_url = std::move(url);
+  o.token = token;
+  o.allow_insecure_http = config.allow_insecure_http;
+  o.call_timeout = std::max(Millis(0), std::min(config.call_timeout, budget));
+  o.connect_timeout = std::min<Millis>(Millis(2000), o.call_timeout);
+  // The client makes one last try when its retry budget ends, and a try may
+  // take call_timeout: a retry budget of the whole budget would end the
+  // report up to a try past it, where exit_timeout_ms no longer waits.
+  o.retry_budget = std::max(Millis(0), budget - o.call_timeout);
+  o.backoff.cap = Millis(1000);
+  o.user_agent = "spank_scimesh/0.1";
+  return o;
+}
+
 Status ReportEnding(const PluginConfig& config, const LeaseFile& lease_file, const ReportTarget& target, FailClass cls,
                     const std::string& message, Millis budget) {
   SCIMESH_ASSIGN_OR_RETURN(std::string url, ReportUrl(config, lease_file));
   if (budget <= Millis(0)) return Status::Timeout("no time left to report");
-  ClientOptions o;
-  o.coordinator_url = std::move(url);
-  o.token = target.token;
-  o.allow_insecure_http = config.allow_insecure_http;
-  o.call_timeout = std::min(config.call_timeout, budget);
-  o.connect_timeout = std::min<Millis>(Millis(2000), o.call_timeout);
-  o.retry_budget = budget;
-  o.backoff.cap = Millis(1000);
-  o.user_agent = "spank_scimesh/0.1";
-  SCIMESH_ASSIGN_OR_RETURN(auto client, Client::Create(std::move(o)));
+  SCIMESH_ASSIGN_OR_RETURN(auto client, Client::Create(ReportClientOptions(config, std::move(url), target.token, budget)));
   LeaseCall call;
   call.lease_id = target.lease_id;
   call.attempt = target.attempt;

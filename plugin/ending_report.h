@@ -17,6 +17,7 @@
 #include <string>
 
 #include "plugin/plugin_config.h"
+#include "protocol/client/client.h"
 #include "protocol/attempt/lease_file.h"
 #include "protocol/util/clock.h"
 #include "protocol/util/status.h"
@@ -49,6 +50,12 @@ struct ReportTarget {
   std::string lease_id;
   int64_t attempt = 0;
 };
+
+// The client settings of a report to `url` within `budget`: each try gets
+// the plugstack timeout_ms (no more than the budget), and retries stop one
+// try's length before the budget ends, so that the last try, started when
+// they stop, ends within it too. Pure.
+ClientOptions ReportClientOptions(const PluginConfig& config, std::string url, const Token& token, Millis budget);
 
 // Sends `fail` with `cls` and `message` to ReportUrl(config, lease_file),
 // and nowhere else, within `budget` (connect, call and retries together).

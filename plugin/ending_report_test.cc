@@ -128,6 +128,26 @@ TEST(EndingReport, WithoutUrlThePluginNeverTalksToTheNetwork) {
   EXPECT_EQ(ReportUrl(c, FileNaming(named.url())).status().code(), Code::kNotFound);
 }
 
+TEST(EndingReport, RetriesStopOneTryBeforeTheBudgetEnds) {
+  // The client's last try starts when its retry budget ends and may take a
+  // whole try: both must fit in the report's budget, or the plugin has
+  // stopped waiting (exit_timeout_ms) before the report ends or is logged.
+  PluginConfig c;
+  c.call_timeout = Millis(500);
+  ClientOptions o = ReportClientOptions(c, "http://127.0.0.1:1", Token("t"), Millis(2000));
+  EXPECT_EQ(o.call_timeout, Millis(500));
+  EXPECT_EQ(o.retry_budget, Millis(1500));
+  EXPECT_LE(o.connect_timeout, o.call_timeout);
+  // A budget shorter than one try: one try, cut to the budget.
+  o = ReportClientOptions(c, "http://127.0.0.1:1", Token("t"), Millis(300));
+  EXPECT_EQ(o.call_timeout, Millis(300));
+  EXPECT_EQ(o.retry_budget, Millis(0));
+  // No budget left: no time for a try at all.
+  o = ReportClientOptions(c, "http://127.0.0.1:1", Token("t"), Millis(-5));
+  EXPECT_EQ(o.call_timeout, Millis(0));
+  EXPECT_EQ(o.retry_budget, Millis(0));
+}
+
 TEST(EndingReport, UnreachableCoordinatorGivesUpWithinTheBudget) {
   // A port nothing listens on: connection refused, retried within the budget.
   httplib::Server probe;
