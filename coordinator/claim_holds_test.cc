@@ -90,6 +90,11 @@ TEST_F(ClaimHoldsTest, AHeldClaimLooksAgainEveryFiveSecondsWithoutAnnouncement) 
   clock_.Advance(seconds(5));
   for (int i = 0; i < 3000 && looks.load() < 2; ++i) std::this_thread::sleep_for(milliseconds(10));
   EXPECT_EQ(looks.load(), 2) << "the safety recheck looked again once";
+  // The claim is still held: Stop answers it here, while `looks` lives (the
+  // fixture's Stop would call the claim after this body's locals are gone).
+  holds_.Stop();
+  queue_.Drain();
+  EXPECT_EQ(looks.load(), 3) << "Stop answered the held claim once";
 }
 
 TEST_F(ClaimHoldsTest, StopAnswersEveryHeldClaimAndEveryLaterOne) {
