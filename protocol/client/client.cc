@@ -1,6 +1,8 @@
 // Client: typed calls, the retry loop and the mapping of HTTP answers to values.
 #include "protocol/client/client.h"
 
+#include <optional>
+
 #include "protocol/client/coordinator_call.h"
 #include "protocol/util/log.h"
 #include "protocol/wire/fail_message.h"
@@ -82,7 +84,7 @@ Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_
                                          const Try& once) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   bool last_try_made = false;
-  std::string last_failure;
+  std::optional<Status> last_failure;
   for (int n = 1;; ++n) {
     if (session_->interrupted()) return Status::Cancelled(std::string(what) + ": interrupted");
     Millis cap = kTransferTimeout;
@@ -103,10 +105,10 @@ Result<HttpResponse> Client::WithRetries(std::string_view what, MonoTime budget_
       last_try_made = true;
     }
     // One warning per distinct failure; the same failure again is debug.
-    const bool repeated = v.failure.message() == last_failure;
+    const bool repeated = last_failure && SameFailure(v.failure, *last_failure);
     Log()->log(repeated ? spdlog::level::debug : spdlog::level::warn, "{}; retry {} in {} ms",
                v.failure.message(), n, v.wait.count());
-    last_failure = v.failure.message();
+    last_failure = v.failure;
     if (!SleepUnlessInterrupted(v.wait)) return Status::Cancelled(std::string(what) + ": interrupted");
   }
 }

@@ -46,6 +46,11 @@ struct TryVerdict {
 };
 TryVerdict JudgeTry(std::string_view what, Result<HttpResponse> r, Millis backoff_delay);
 
+// Whether two failed tries failed the same way: their codes and messages
+// match once the time libcurl measured ("after 9 ms") is left out, so an
+// outage is one warning however long each refused connect took.
+bool SameFailure(const Status& a, const Status& b);
+
 // The failure a retry loop returns when the next try would pass its budget.
 Status GaveUp(const Status& failure, int tries);
 

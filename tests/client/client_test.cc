@@ -1,6 +1,7 @@
 // Client against the hostile server: retries, 409 reasons, timeouts, resets,
 // malformed and oversized answers, redirects and where the token goes.
 #include "protocol/client/client.h"
+#include "protocol/client/coordinator_call.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -71,6 +72,18 @@ std::string ReadFd(int fd) {
   ssize_t n = ::pread(fd, out.data(), out.size(), 0);
   out.resize(n > 0 ? static_cast<size_t>(n) : 0);
   return out;
+}
+
+TEST(ClientRetries, AFailureAgainWithAnotherElapsedTimeIsTheSameFailure) {
+  // libcurl writes how long the connect took: one outage, one warning.
+  const Status a = Status::Unavailable("claim: Failed to connect to 127.0.0.1 port 1 after 9 ms: refused");
+  const Status b = Status::Unavailable("claim: Failed to connect to 127.0.0.1 port 1 after 0 ms: refused");
+  EXPECT_TRUE(SameFailure(a, b));
+  EXPECT_FALSE(SameFailure(a, Status::Unavailable("claim: Failed to connect to 127.0.0.1 port 2 after 9 ms: refused")));
+  EXPECT_FALSE(SameFailure(a, Status::Timeout(std::string(a.message()))));
+  // Only "after N ms" is elapsed time: other numbers still tell failures apart.
+  EXPECT_FALSE(SameFailure(Status::Unavailable("answered 503 after 2 tries"),
+                           Status::Unavailable("answered 503 after 3 tries")));
 }
 
 TEST(ClientHostile, CompleteAppliedThenResponseDroppedEndsAsAlreadyApplied) {
