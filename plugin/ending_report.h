@@ -17,8 +17,8 @@
 #include <string>
 
 #include "plugin/plugin_config.h"
-#include "protocol/client/client.h"
 #include "protocol/attempt/lease_file.h"
+#include "protocol/client/client.h"
 #include "protocol/util/clock.h"
 #include "protocol/util/status.h"
 #include "protocol/util/token.h"

@@ -1,6 +1,8 @@
 // Coordinator calls: the request, the retry verdict of one try, the typed reply.
 #include "protocol/client/coordinator_call.h"
 
+#include <regex>
+
 #include "protocol/util/log.h"
 #include "protocol/wire/wire_json.h"
 
@@ -83,29 +85,12 @@ TryVerdict JudgeTry(std::string_view what, Result<HttpResponse> r, Millis backof
   return v;
 }
 
-namespace {
-
-// `message` with the digits of every "after N ms" dropped.
-std::string WithoutElapsed(std::string_view message) {
-  std::string out;
-  size_t at = 0;
-  for (;;) {
-    const size_t after = message.find("after ", at);
-    if (after == std::string_view::npos) break;
-    size_t end = after + 6;
-    while (end < message.size() && message[end] >= '0' && message[end] <= '9') ++end;
-    const bool elapsed = end > after + 6 && message.substr(end, 3) == " ms";
-    out += message.substr(at, elapsed ? after + 6 - at : end - at);
-    at = end;
-  }
-  out += message.substr(at);
-  return out;
-}
-
-}  // namespace
-
 bool SameFailure(const Status& a, const Status& b) {
-  return a.code() == b.code() && WithoutElapsed(a.message()) == WithoutElapsed(b.message());
+  // libcurl's elapsed time, "after 9 ms", is not part of what failed.
+  static const std::regex kElapsed("after [0-9]+ ms");
+  return a.code() == b.code() &&
+         std::regex_replace(std::string(a.message()), kElapsed, "after ms") ==
+             std::regex_replace(std::string(b.message()), kElapsed, "after ms");
 }
 
 Status GaveUp(const Status& failure, int tries) {
