@@ -1,6 +1,6 @@
 // JSON for GET /v1/api/demand: the queued work per step of the workflows a
 // worker key serves (docs/protocol.md "demand").
-#include "protocol/util/json_io.h"
+#include "protocol/util/json_members.h"
 #include "protocol/wire/identifiers.h"
 #include "protocol/wire/wire_json.h"
 #include "protocol/wire/wire_json_parts.h"
@@ -9,60 +9,33 @@
 namespace scimesh {
 namespace {
 
-void WriteGroup(JsonWriter& w, const DemandGroup& g) {
-  w.StartObject();
-  WriteString(w, "workflow", g.workflow);
-  WriteString(w, "version", g.version);
-  WriteString(w, "step_id", g.step_id);
-  w.Key("resources");
-  WriteResources(w, g.resources);
-  WriteInt(w, "walltime_s", g.walltime_s);
-  WriteInt(w, "runnable", g.runnable);
-  WriteInt(w, "backing_off", g.backing_off);
-  WriteInt(w, "waiting", g.waiting);
-  WriteInt(w, "running", g.running);
-  WriteInt(w, "live_workers", g.live_workers);
-  WriteOptInt(w, "claimable_by_live_workers", g.claimable_by_live_workers);
-  WriteUnfittable(w, g.unfittable);
-  w.EndObject();
-}
+constexpr auto kGroupMembers = [](auto& m, auto& g) {
+  m.String("workflow", g.workflow, CheckIdentifier);
+  m.String("version", g.version, CheckIdentifier);
+  m.String("step_id", g.step_id, CheckIdentifier);
+  m.Object("resources", g.resources, kStepResourcesMembers);
+  m.IntIn("walltime_s", g.walltime_s, 1, kMaxStepWalltimeS);
+  m.IntIn("runnable", g.runnable, 0, kMaxWireInt);
+  m.IntIn("backing_off", g.backing_off, 0, kMaxWireInt);
+  m.IntIn("waiting", g.waiting, 0, kMaxWireInt);
+  m.IntIn("running", g.running, 0, kMaxWireInt);
+  m.IntIn("live_workers", g.live_workers, 0, kMaxWireInt);
+  m.OptIntIn("claimable_by_live_workers", g.claimable_by_live_workers, 0, kMaxWireInt);
+  m.OptObject("unfittable", g.unfittable, kUnfittableMembers);
+};
 
-Result<DemandGroup> GroupFrom(const JsonObject& o) {
-  DemandGroup g;
-  SCIMESH_ASSIGN_OR_RETURN(g.workflow, IdentifierFrom(o, "workflow"));
-  SCIMESH_ASSIGN_OR_RETURN(g.version, IdentifierFrom(o, "version"));
-  SCIMESH_ASSIGN_OR_RETURN(g.step_id, IdentifierFrom(o, "step_id"));
-  SCIMESH_ASSIGN_OR_RETURN(JsonObject resources, o.Object("resources"));
-  SCIMESH_ASSIGN_OR_RETURN(g.resources, StepResourcesFrom(resources));
-  SCIMESH_ASSIGN_OR_RETURN(g.walltime_s, o.IntIn("walltime_s", 1, kMaxStepWalltimeS));
-  SCIMESH_ASSIGN_OR_RETURN(g.runnable, o.IntIn("runnable", 0, kMaxWireInt));
-  SCIMESH_ASSIGN_OR_RETURN(g.backing_off, o.IntIn("backing_off", 0, kMaxWireInt));
-  SCIMESH_ASSIGN_OR_RETURN(g.waiting, o.IntIn("waiting", 0, kMaxWireInt));
-  SCIMESH_ASSIGN_OR_RETURN(g.running, o.IntIn("running", 0, kMaxWireInt));
-  SCIMESH_ASSIGN_OR_RETURN(g.live_workers, o.IntIn("live_workers", 0, kMaxWireInt));
-  SCIMESH_ASSIGN_OR_RETURN(g.claimable_by_live_workers, o.OptIntIn("claimable_by_live_workers", 0, kMaxWireInt));
-  SCIMESH_ASSIGN_OR_RETURN(g.unfittable, UnfittableFrom(o));
-  return g;
-}
+constexpr auto kDemandMembers = [](auto& m, auto& d) {
+  m.Objects("groups", d.groups, kGroupMembers, kMaxDemandGroups);
+  m.Bool("more", d.more);
+  m.String("at", d.at);
+};
 
 }  // namespace
 
-std::string SerializeQueuedDemand(const QueuedDemand& d) {
-  return ObjectText([&](JsonWriter& w) {
-    WriteArray(w, "groups", d.groups, WriteGroup);
-    WriteBool(w, "more", d.more);
-    WriteString(w, "at", d.at);
-  });
-}
+std::string SerializeQueuedDemand(const QueuedDemand& d) { return MembersText(d, kDemandMembers); }
 
 Result<QueuedDemand> ParseQueuedDemand(std::string_view json) {
-  return ReadObjectText(json, "demand", {}, [](const JsonObject& o) -> Result<QueuedDemand> {
-    QueuedDemand d;
-    SCIMESH_RETURN_IF_ERROR(o.Objects("groups", kMaxDemandGroups, &d.groups, GroupFrom));
-    SCIMESH_ASSIGN_OR_RETURN(d.more, o.Bool("more"));
-    SCIMESH_ASSIGN_OR_RETURN(d.at, o.String("at"));
-    return d;
-  });
+  return ParseMembers<QueuedDemand>(json, "demand", {}, kDemandMembers);
 }
 
 }  // namespace scimesh
