@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "protocol/util/enum_names.h"
 #include "protocol/util/json_io.h"
+#include "protocol/util/json_members.h"
 #include "protocol/wire/identifiers.h"
 
 namespace scimesh::agent {
@@ -156,19 +158,49 @@ void WriteOptString(JsonWriter& w, std::string_view key, const std::string& valu
   if (!value.empty()) WriteString(w, key, value);
 }
 
+using K = AgentEvent::Kind;
+constexpr EnumNames<K, 6> kEventNames{{{K::kReady, "ready"},
+                                       {K::kStarted, "started"},
+                                       {K::kFailed, "failed"},
+                                       {K::kExited, "exited"},
+                                       {K::kPong, "pong"},
+                                       {K::kError, "error"}}};
+
+// The members of each kind of event after its `ev`.
+constexpr auto kEventMembers = [](auto& m, auto& e) {
+  switch (e.kind) {
+    case K::kReady:
+      m.String("host", e.host);
+      m.IntIn("pid", e.pid, 1, INT32_MAX);
+      m.String("version", e.version);
+      break;
+    case K::kStarted:
+      m.String("id", e.id);
+      m.IntIn("pid", e.pid, 1, INT32_MAX);
+      break;
+    case K::kFailed:
+      m.String("id", e.id);
+      m.String("error", e.error);
+      break;
+    case K::kExited:
+      m.String("id", e.id);
+      m.IntIn("pid", e.pid, 1, INT32_MAX);
+      m.Bool("signaled", e.signaled);
+      m.IntIn("code", e.code, 0, 255);
+      m.IntInOr("memory_limit_mib", e.memory_limit_mib, -1, int64_t{1} << 40, 0, Unset::kOmit);
+      break;
+    case K::kPong:
+      break;
+    case K::kError:
+      m.StringOrEmpty("id", e.id, 0, SIZE_MAX);
+      m.String("error", e.error);
+      break;
+  }
+};
+
 }  // namespace
 
-std::string_view EventName(AgentEvent::Kind kind) {
-  switch (kind) {
-    case AgentEvent::Kind::kReady: return "ready";
-    case AgentEvent::Kind::kStarted: return "started";
-    case AgentEvent::Kind::kFailed: return "failed";
-    case AgentEvent::Kind::kExited: return "exited";
-    case AgentEvent::Kind::kPong: return "pong";
-    case AgentEvent::Kind::kError: return "error";
-  }
-  return "error";
-}
+std::string_view EventName(AgentEvent::Kind kind) { return NameOf(kEventNames, kind); }
 
 Result<AgentCommand> ParseAgentCommand(std::string_view line) {
   SCIMESH_ASSIGN_OR_RETURN(rapidjson::Document doc, ParseJson(line, "command"));
@@ -232,76 +264,23 @@ Result<AgentEvent> ParseAgentEvent(std::string_view line) {
   SCIMESH_ASSIGN_OR_RETURN(rapidjson::Document doc, ParseJson(line, "agent event"));
   SCIMESH_ASSIGN_OR_RETURN(JsonObject o, JsonObject::Of(doc, "agent event"));
   SCIMESH_ASSIGN_OR_RETURN(std::string ev, o.String("ev"));
+  auto kind = ValueOf(kEventNames, ev);
+  if (!kind) return Invalid("agent event: unknown ev '" + Excerpt(ev) + "'");
   AgentEvent e;
-  using K = AgentEvent::Kind;
-  if (ev == "ready") {
-    e.kind = K::kReady;
-    SCIMESH_ASSIGN_OR_RETURN(e.host, o.String("host"));
-    SCIMESH_ASSIGN_OR_RETURN(e.pid, o.IntIn("pid", 1, INT32_MAX));
-    SCIMESH_ASSIGN_OR_RETURN(e.version, o.String("version"));
-  } else if (ev == "started") {
-    e.kind = K::kStarted;
-    SCIMESH_ASSIGN_OR_RETURN(e.id, o.String("id"));
-    SCIMESH_ASSIGN_OR_RETURN(e.pid, o.IntIn("pid", 1, INT32_MAX));
-  } else if (ev == "failed") {
-    e.kind = K::kFailed;
-    SCIMESH_ASSIGN_OR_RETURN(e.id, o.String("id"));
-    SCIMESH_ASSIGN_OR_RETURN(e.error, o.String("error"));
-  } else if (ev == "exited") {
-    e.kind = K::kExited;
-    SCIMESH_ASSIGN_OR_RETURN(e.id, o.String("id"));
-    SCIMESH_ASSIGN_OR_RETURN(e.pid, o.IntIn("pid", 1, INT32_MAX));
-    SCIMESH_ASSIGN_OR_RETURN(e.signaled, o.Bool("signaled"));
-    SCIMESH_ASSIGN_OR_RETURN(int64_t code, o.IntIn("code", 0, 255));
-    e.code = static_cast<int>(code);
-    SCIMESH_ASSIGN_OR_RETURN(auto mib, o.OptIntIn("memory_limit_mib", -1, int64_t{1} << 40));
-    e.memory_limit_mib = mib.value_or(0);
-  } else if (ev == "pong") {
-    e.kind = K::kPong;
-  } else if (ev == "error") {
-    e.kind = K::kError;
-    SCIMESH_ASSIGN_OR_RETURN(auto id, o.OptString("id"));
-    e.id = id.value_or("");
-    SCIMESH_ASSIGN_OR_RETURN(e.error, o.String("error"));
-  } else {
-    return Invalid("agent event: unknown ev '" + Excerpt(ev) + "'");
-  }
+  e.kind = *kind;
+  MemberReader reader(o);
+  kEventMembers(reader, e);
+  if (!reader.status().ok()) return reader.status();
   return e;
 }
 
 std::string AgentEventLine(const AgentEvent& e) {
   return ObjectText([&](JsonWriter& w) {
-    WriteString(w, "ev", EventName(e.kind));
-    using K = AgentEvent::Kind;
-    switch (e.kind) {
-      case K::kReady:
-        WriteString(w, "host", e.host);
-        WriteInt(w, "pid", e.pid);
-        WriteString(w, "version", e.version);
-        break;
-      case K::kStarted:
-        WriteString(w, "id", e.id);
-        WriteInt(w, "pid", e.pid);
-        break;
-      case K::kFailed:
-        WriteString(w, "id", e.id);
-        WriteString(w, "error", e.error);
-        break;
-      case K::kExited:
-        WriteString(w, "id", e.id);
-        WriteInt(w, "pid", e.pid);
-        WriteBool(w, "signaled", e.signaled);
-        WriteInt(w, "code", e.code);
-        if (e.memory_limit_mib != 0) WriteInt(w, "memory_limit_mib", e.memory_limit_mib);
-        break;
-      case K::kPong:
-        break;
-      case K::kError:
-        WriteOptString(w, "id", e.id);
-        WriteString(w, "error", e.error);
-        break;
-    }
-  }) + "\n";
+           WriteString(w, "ev", EventName(e.kind));
+           MemberWriter writer(w);
+           kEventMembers(writer, e);
+         }) +
+         "\n";
 }
 
 // The shape of a SHA-256 digest on the wire: protocol/identifiers.h checks it.

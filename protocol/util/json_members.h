@@ -68,9 +68,15 @@ class MemberReader {
     if (Take(o_.OptString(name), read)) v = read.value_or(absent);
   }
   void Int(const char* name, int64_t& v) { Take(o_.Int(name), v); }
-  void IntIn(const char* name, int64_t& v, int64_t min, int64_t max) { Take(o_.IntIn(name, min, max), v); }
-  // An integer from `min` to `max` where absent (or null) reads as `absent`; always written.
-  void IntInOr(const char* name, int64_t& v, int64_t min, int64_t max, int64_t absent) {
+  // Into any integer type that holds min..max.
+  template <typename I>
+  void IntIn(const char* name, I& v, int64_t min, int64_t max) {
+    int64_t read = 0;
+    if (Take(o_.IntIn(name, min, max), read)) v = static_cast<I>(read);
+  }
+  // An integer from `min` to `max` where absent (or null) reads as `absent`;
+  // written always, or (Unset::kOmit) only when it is not `absent`.
+  void IntInOr(const char* name, int64_t& v, int64_t min, int64_t max, int64_t absent, Unset = Unset::kNull) {
     std::optional<int64_t> read;
     if (Take(o_.OptIntIn(name, min, max), read)) v = read.value_or(absent);
   }
@@ -237,8 +243,13 @@ class MemberWriter {
   }
   void OptStringOr(const char* name, const std::string& v, const char*) { WriteString(w_, name, v); }
   void Int(const char* name, int64_t v) { WriteInt(w_, name, v); }
-  void IntIn(const char* name, int64_t v, int64_t, int64_t) { WriteInt(w_, name, v); }
-  void IntInOr(const char* name, int64_t v, int64_t, int64_t, int64_t) { WriteInt(w_, name, v); }
+  template <typename I>
+  void IntIn(const char* name, I v, int64_t, int64_t) {
+    WriteInt(w_, name, static_cast<int64_t>(v));
+  }
+  void IntInOr(const char* name, int64_t v, int64_t, int64_t, int64_t absent, Unset unset = Unset::kNull) {
+    if (v != absent || unset == Unset::kNull) WriteInt(w_, name, v);
+  }
   void StringOrEmpty(const char* name, const std::string& v, size_t, size_t, StringRule = nullptr) {
     if (!v.empty()) WriteString(w_, name, v);
   }
