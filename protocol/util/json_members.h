@@ -84,7 +84,8 @@ class MemberReader {
   // reads as empty; not written when empty.
   void StringOrEmpty(const char* name, std::string& v, size_t min, size_t max, StringRule rule = nullptr) {
     std::optional<std::string> read;
-    if (Take(o_.OptStringIn(name, min, max), read)) v = read.value_or("");
+    if (!Take(o_.OptStringIn(name, min, max), read)) return;
+    v = read.value_or("");
     if (!v.empty()) Keep(name, v, rule);
   }
   void OptInt(const char* name, std::optional<int64_t>& v, Unset = Unset::kNull) { Take(o_.OptInt(name), v); }
@@ -222,7 +223,7 @@ class MemberReader {
     return true;
   }
   void Keep(const char* name, std::string_view v, StringRule rule) {
-    if (rule != nullptr) status_ = rule(v, o_.FieldPath(name));
+    if (rule != nullptr && status_.ok()) status_ = rule(v, o_.FieldPath(name));
   }
 
   const JsonObject& o_;

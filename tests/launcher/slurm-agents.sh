@@ -48,7 +48,7 @@ job_pids() {
   local f pid
   for f in /proc/[0-9]*/environ; do
     pid=${f#/proc/}; pid=${pid%/environ}
-    tr '\0' '\n' <"$f" 2>/dev/null | grep -qx "SLURM_JOB_ID=$1" || continue
+    grep -qx "SLURM_JOB_ID=$1" < <(tr '\0' '\n' <"$f" 2>/dev/null) || continue
     [[ -z ${2:-} || $(cat "/proc/$pid/comm" 2>/dev/null) == "$2" ]] && echo "$pid"
   done
   return 0
@@ -91,7 +91,7 @@ wait_for "the slow step to start" 60 slow_started
 node=$(grep "step slow, attempt 1): started on" "$WORK/agents.log" | sed -E 's/.*started on ([^ ]+) .*/\1/')
 agent=""
 for p in $(job_pids "$job" scimesh-agent); do
-  tr '\0' '\n' <"/proc/$p/environ" | grep -qx "SLURMD_NODENAME=$node" && agent=$p
+  grep -qx "SLURMD_NODENAME=$node" < <(tr '\0' '\n' <"/proc/$p/environ") && agent=$p
 done
 [[ -n $agent ]] || fail "no scimesh-agent process of job $job on $node"
 slow_pids=$(pgrep -f -- "$WORK/slow.sh" || true)

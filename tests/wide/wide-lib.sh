@@ -67,7 +67,8 @@ job_gone() { [[ -z $(squeue -h -j "$JOB" 2>/dev/null) ]]; }
 step_processes() {
   local p
   for p in /proc/[0-9]*; do
-    { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qx "SCIMESH_ATTEMPT_DIR=$1" && echo "${p#/proc/}"
+    # Not `tr | grep -q` (pipefail: tr killed by SIGPIPE once grep has matched).
+    grep -qx "SCIMESH_ATTEMPT_DIR=$1" < <(tr '\0' '\n' <"$p/environ" 2>/dev/null) && echo "${p#/proc/}"
   done
   return 0
 }

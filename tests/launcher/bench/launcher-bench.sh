@@ -212,7 +212,11 @@ use_dev_cluster
 coordinator_start --threads 512 --retry-base-ms 200
 # Node agents on and off when the launcher has them, else once.
 if [[ -z ${SCIMESH_BENCH_AGENT_MODES:-} ]]; then
-  if "$SCIMESH_LAUNCH_BIN" --help 2>&1 | grep -q -- '--agents'; then AGENT_MODES="yes no"; else AGENT_MODES=default; fi
+  # The help read whole first: `--help | grep -q` under pipefail fails when
+  # grep exits before the launcher's last write (SIGPIPE), and the benchmark
+  # then ran one mode only.
+  help=$("$SCIMESH_LAUNCH_BIN" --help 2>&1)
+  if [[ $help == *--agents* ]]; then AGENT_MODES="yes no"; else AGENT_MODES=default; fi
 else
   AGENT_MODES=$SCIMESH_BENCH_AGENT_MODES
 fi
