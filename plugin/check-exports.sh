@@ -15,13 +15,14 @@ for s in "${defined[@]}"; do
 done
 for s in plugin_name plugin_type plugin_version spank_plugin_version slurm_spank_init slurm_spank_exit \
          slurm_spank_init_post_opt slurm_spank_user_init slurm_spank_task_post_fork; do
-  printf '%s\n' "${defined[@]}" | grep -qx "$s" || { echo "FAIL: required symbol missing: $s" >&2; bad=1; }
+  [[ " ${defined[*]} " == *" $s "* ]] || { echo "FAIL: required symbol missing: $s" >&2; bad=1; }
 done
 # The slurm_* functions the plugin calls are weak references: srun and sbatch
 # load the plugin too, and a strong one they lack would fail its dlopen.
 mapfile -t strong < <(nm -D --undefined-only "$so" | awk '$1 == "U" && $2 ~ /^slurm_/ {print $2}' | sed 's/@.*//')
 for s in "${strong[@]}"; do echo "FAIL: slurm function referenced strongly (not weak): $s" >&2; bad=1; done
 # libslurm must not be a dependency: the host process provides it.
-if readelf -d "$so" | grep -q 'NEEDED.*libslurm'; then echo "FAIL: links libslurm" >&2; bad=1; fi
+# (Read whole: `| grep -q` under pipefail can fail on the writer's SIGPIPE.)
+if grep -q 'NEEDED.*libslurm' <<<"$(readelf -d "$so")"; then echo "FAIL: links libslurm" >&2; bad=1; fi
 (( bad == 0 )) && echo "ok: ${#defined[@]} exported symbols: ${defined[*]}"
 exit $bad
