@@ -74,7 +74,10 @@ def wait_cancel(step):
     """Every rank polls until the lease is lost, then says so on stdout."""
     while not step.cancelled():
         time.sleep(0.05)
-    print(f"rank {step.rank} cancelled=1", flush=True)
+    # One write: print() writes the line and its newline apart when stdout is
+    # unbuffered (PYTHONUNBUFFERED), and the ranks' lines then interleave.
+    sys.stdout.write(f"rank {step.rank} cancelled=1\n")
+    sys.stdout.flush()
 
 
 def retry(step):
